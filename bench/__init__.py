@@ -1,0 +1,1 @@
+"""Benchmarks: voicehost side by side with the reference libraries, printed as ratios."""

@@ -1,0 +1,7 @@
+"""Allow ``python -m voicehost``."""
+
+import sys
+
+from voicehost.cli import main
+
+sys.exit(main())

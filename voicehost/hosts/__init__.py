@@ -1,0 +1,1 @@
+"""The hosts: the only place where sound, speech and the rules meet."""
