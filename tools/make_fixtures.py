@@ -1,0 +1,300 @@
+"""Generate the chant fixtures: a group singing "Drak-kar TUM TUM TUM" with espeak-ng.
+
+Each fixture is a 16 kHz mono 16-bit WAV in ``audio_fixtures/chant/`` with a
+JSON of ground truth beside it. The truth is exact to the sample because the
+audio is built here: every syllable is synthesised alone, its acoustic start
+is measured (first sample above 1 % of its peak), and it is placed so that
+this start lands where the script wants it. A syllable sung by the group is
+one truth onset, at the earliest singer's start, since that is what the host
+must report.
+
+Deterministic: espeak-ng renders the same text identically and every random
+choice comes from a seeded numpy generator. Run from the repository root::
+
+    .venv/bin/python tools/make_fixtures.py            # all fixtures
+    .venv/bin/python tools/make_fixtures.py --list     # what would be made
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+RATE = 16000
+OUT = Path(__file__).resolve().parents[1] / "audio_fixtures" / "chant"
+VOICES = ("en", "en-us", "en+m3", "en+f2", "en+f4", "en+m1", "en-gb-x-rp", "en+klatt")
+#: Onsets closer than this merge into one truth onset (mir_eval's window is 50 ms).
+MERGE = 0.05
+
+
+@lru_cache(maxsize=None)
+def _espeak(text: str, voice: str, speed: int, pitch: int) -> np.ndarray:
+    import soundfile as sf
+    import soxr
+
+    wav = subprocess.run(
+        ["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch), "--stdout", text],
+        check=True, capture_output=True,
+    ).stdout
+    x, sr = sf.read(io.BytesIO(wav), dtype="float64")
+    x = soxr.resample(x, sr, RATE)
+    peak = np.max(np.abs(x))
+    x = x / peak
+    above = np.flatnonzero(np.abs(x) > 0.01)
+    return x[above[0] : above[-1] + 1].copy()
+
+
+def syllable(text: str, voice: str, speed: int, pitch: int, max_len: float) -> np.ndarray:
+    """One sung syllable starting at its first audible sample, cut to ``max_len`` s."""
+    x = _espeak(text, voice, speed, pitch)
+    n = min(len(x), int(max_len * RATE))
+    x = x[:n].copy()
+    fade = min(n, int(0.015 * RATE))
+    x[n - fade :] *= np.linspace(1.0, 0.0, fade)
+    return x
+
+
+def slap_sound(rng: np.random.Generator) -> np.ndarray:
+    """A card slapped on a table: a broadband click with a fast decay and a low thump."""
+    n = int(0.12 * RATE)
+    t = np.arange(n) / RATE
+    tau = rng.uniform(0.004, 0.012)
+    burst = rng.standard_normal(n) * np.exp(-t / tau)
+    thump = np.sin(2 * np.pi * rng.uniform(70, 140) * t) * np.exp(-t / 0.03) * 0.5
+    x = burst + thump
+    x[0] = max(abs(x[0]), 0.3) * np.sign(x[0] or 1.0)
+    return x / np.max(np.abs(x))
+
+
+def pink(n: int, rng: np.random.Generator) -> np.ndarray:
+    spec = np.fft.rfft(rng.standard_normal(n))
+    f = np.fft.rfftfreq(n, 1 / RATE)
+    spec[1:] /= np.sqrt(f[1:])
+    spec[0] = 0
+    return np.fft.irfft(spec, n)
+
+
+def babble(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Several talkers at once, reversed so no syllable stands out (a crowded room)."""
+    words = ("the ship sails on a long grey sea while gulls call over the harbour "
+             "and someone pours another drink for the captain at the end of the table")
+    out = np.zeros(n)
+    for k in range(6):
+        v = VOICES[k % len(VOICES)]
+        x = _espeak(words, v, 150 + 10 * k, 30 + 8 * k)[::-1]
+        reps = int(np.ceil(n / len(x))) + 1
+        x = np.tile(x, reps)
+        start = int(rng.integers(0, len(x) - n))
+        out += x[start : start + n]
+    return out
+
+
+@dataclass
+class Singer:
+    voice: str
+    pitch: int
+    speed: int
+    gain: float
+    offset: float  # seconds after the beat this singer tends to come in
+
+
+@dataclass
+class Spec:
+    name: str
+    bpm: float
+    bars: list[int]  # Tums per bar; a negative entry -n means n bars of silence (a stop)
+    reversed_from: int | None = None  # bar index from which the song is reversed
+    singers: int = 3
+    snr_db: float | None = None
+    noise: str = "pink"
+    drift: float = 0.0  # relative tempo change from first to last bar
+    slaps: list[tuple[int, float]] = field(default_factory=list)  # (bar, offset from last Tum)
+    seed: int = 0
+    lead: float = 0.6
+
+
+SPECS = [
+    Spec("g3_100bpm_3tums_clean", 100, [3] * 4, singers=3, seed=1,
+         slaps=[(2, 0.010), (3, -0.030)]),
+    Spec("g4_70bpm_3tums_snr30", 70, [3] * 3, singers=4, snr_db=30, noise="white", seed=2,
+         slaps=[(1, 0.020)]),
+    Spec("g2_150bpm_3tums_snr10", 150, [3] * 5, singers=2, snr_db=10, seed=3,
+         slaps=[(3, 0.0), (4, 0.25)]),
+    Spec("g5_120bpm_2tums_snr20", 120, [2] * 5, singers=5, snr_db=20, noise="babble", seed=4,
+         slaps=[(2, -0.04), (4, 0.03)]),
+    Spec("g3_90bpm_1tum_snr10", 90, [1] * 6, singers=3, snr_db=10, seed=5,
+         slaps=[(3, 0.015), (5, -0.2)]),
+    Spec("g3_110bpm_reversed_snr15", 110, [3] * 4, reversed_from=0, singers=3, snr_db=15,
+         noise="white", seed=6, slaps=[(2, 0.02)]),
+    Spec("g4_105bpm_change_3_2_1_snr20", 105, [3, 3, 2, 2, 1, 1], singers=4, snr_db=20,
+         seed=7, slaps=[(2, 0.0), (3, 0.01), (5, -0.02)]),
+    Spec("g3_95bpm_whirlpool_snr20", 95, [3, 3, 3, 3], reversed_from=2, singers=3,
+         snr_db=20, noise="babble", seed=8, slaps=[(1, 0.0), (3, 0.0)]),
+    Spec("g3_100bpm_drift_snr15", 100, [3] * 6, singers=3, snr_db=15, drift=0.12, seed=9),
+    Spec("g3_120bpm_stop_snr20", 120, [3, 3, -1, 3, 3], singers=3, snr_db=20, seed=10,
+         slaps=[(1, 0.0), (3, 0.02)]),
+    Spec("g4_130bpm_slaps_snr10", 130, [3] * 5, singers=4, snr_db=10, noise="babble", seed=11,
+         slaps=[(1, 0.0), (2, 0.1), (3, -0.15), (4, 0.3)]),
+    Spec("g3_80bpm_3tums_snr5", 80, [3] * 3, singers=3, snr_db=5, seed=12,
+         slaps=[(2, 0.0)]),
+    Spec("g2_140bpm_2tums_snr5_white", 140, [2] * 5, singers=2, snr_db=5, noise="white",
+         seed=13),
+    Spec("g5_75bpm_wrong_2tums_snr15", 75, [2] * 4, singers=5, snr_db=15, seed=14,
+         slaps=[(2, 0.0)]),
+]
+
+
+def render(spec: Spec) -> tuple[np.ndarray, dict]:
+    rng = np.random.default_rng(spec.seed)
+    singers = []
+    for k in range(spec.singers):
+        singers.append(Singer(
+            voice=VOICES[int(rng.integers(len(VOICES)))],
+            pitch=int(rng.integers(25, 75)),
+            speed=int(rng.integers(150, 220)),
+            gain=float(rng.uniform(0.5, 1.0)),
+            offset=0.0 if k == 0 else float(rng.uniform(0.0, 0.05)),
+        ))
+    beat0 = 60.0 / spec.bpm
+    n_beats_total = sum((b + 1) if b > 0 else -b * 4 for b in spec.bars)
+    # Beat times with a linear tempo drift over the recording.
+    times = [spec.lead]
+    for i in range(n_beats_total + 8):
+        frac = i / max(1, n_beats_total)
+        times.append(times[-1] + beat0 / (1.0 + spec.drift * frac))
+    events: list[dict] = []  # syllables: text, t (planned), bar, beat
+    bars: list[dict] = []
+    stops: list[float] = []
+    bi = 0
+    bar_index = 0
+    for b in spec.bars:
+        if b < 0:
+            stops.append(times[bi])  # the beat where the next syllable was due
+            bi += -b * 4
+            continue
+        rev = spec.reversed_from is not None and bar_index >= spec.reversed_from
+        beats = times[bi : bi + b + 1]
+        period = beats[1] - beats[0] if len(beats) > 1 else beat0
+        words = (["Tum"] * b + ["Drak"]) if rev else (["Drak"] + ["Tum"] * b)
+        for j, w in enumerate(words):
+            events.append({"text": w, "t": beats[j], "bar": bar_index, "beat": j})
+            if w == "Drak":
+                events.append({"text": "kar", "t": beats[j] + period / 2, "bar": bar_index,
+                               "beat": j})
+        last = beats[-1]
+        bars.append({"index": bar_index, "start": beats[0], "beats": list(beats), "tums": b,
+                     "reversed": rev, "last_tum": last, "period": period})
+        bi += b + 1
+        bar_index += 1
+    end_t = times[bi] + 0.5
+    n = int(end_t * RATE)
+    mix = np.zeros(n)
+    # Place every singer's syllables; the truth is the earliest start.
+    for ev in events:
+        period = bars[ev["bar"]]["period"]
+        max_len = period * (0.45 if ev["text"] in ("Drak", "kar") else 0.8)
+        starts = []
+        for s in singers:
+            t = ev["t"] + s.offset + float(rng.normal(0, 0.006))
+            t = max(t, ev["t"] + (0.0 if s is singers[0] else 0.0))
+            x = syllable(ev["text"], s.voice, s.speed, s.pitch, max_len) * s.gain
+            i0 = int(round(t * RATE))
+            mix[i0 : i0 + len(x)] += x[: max(0, n - i0)]
+            starts.append(i0 / RATE)
+        ev["t"] = min(starts)
+        ev["singers"] = sorted(starts)
+    for bar in bars:
+        syl = [e for e in events if e["bar"] == bar["index"]]
+        key = "Drak" if bar["reversed"] else "Tum"
+        last = [e for e in syl if e["text"] == key][-1]
+        bar["last_tum"] = last["t"]
+        bar["start"] = min(e["t"] for e in syl)
+        # Beat times as sung: each beat's first syllable.
+        bar["beats"] = [min(e["t"] for e in syl if e["beat"] == j) for j in range(bar["tums"] + 1)]
+    slaps = []
+    for bar_i, off in spec.slaps:
+        t = bars[bar_i]["last_tum"] + off
+        x = slap_sound(rng) * rng.uniform(0.6, 1.0)
+        i0 = int(round(t * RATE))
+        mix[i0 : i0 + len(x)] += x[: max(0, n - i0)]
+        slaps.append({"t": i0 / RATE, "bar": bar_i, "offset_ms": round(off * 1000, 1)})
+    mix *= 0.5 / np.max(np.abs(mix))
+    if spec.snr_db is not None:
+        noise = {"white": lambda: rng.standard_normal(n), "pink": lambda: pink(n, rng),
+                 "babble": lambda: babble(n, rng)}[spec.noise]()
+        p_sig = np.mean(mix**2)
+        noise *= np.sqrt(p_sig / np.mean(noise**2) / 10 ** (spec.snr_db / 10))
+        mix = mix + noise
+        mix *= 0.9 / np.max(np.abs(mix))
+    # Truth onsets: syllables and slaps, anything within MERGE of an earlier one merged.
+    raw = sorted([(e["t"], "voice") for e in events] + [(s["t"], "slap") for s in slaps])
+    onsets: list[dict] = []
+    for t, kind in raw:
+        if onsets and t - onsets[-1]["t"] < MERGE:
+            if kind == "slap":
+                onsets[-1]["slap"] = True
+            continue
+        onsets.append({"t": t, "kind": kind, "slap": kind == "slap"})
+    plays = []
+    for s in slaps:
+        # The player declares (key press) a little after slapping the card.
+        plays.append({"t": round(s["t"] + 0.12, 4), "player": "p", "card": "rower", "slot": 2,
+                      "slap_t": s["t"], "bar": s["bar"], "offset_ms": s["offset_ms"]})
+    truth = {
+        "name": spec.name,
+        "sample_rate": RATE,
+        "duration": n / RATE,
+        "bpm": spec.bpm,
+        "drift": spec.drift,
+        "snr_db": spec.snr_db,
+        "noise": spec.noise if spec.snr_db is not None else None,
+        "singers": [s.__dict__ for s in singers],
+        "expected_tums": spec.bars[0] if spec.bars[0] > 0 else 3,
+        "reversed_from_bar": spec.reversed_from,
+        "onsets": [{"t": round(o["t"], 5), "kind": "slap" if o["slap"] else "voice"}
+                   for o in onsets],
+        "syllables": [{"t": round(e["t"], 5), "text": e["text"], "bar": e["bar"],
+                       "beat": e["beat"], "singers": [round(x, 5) for x in e["singers"]]}
+                      for e in events],
+        "bars": [{"start": round(b["start"], 5), "beats": [round(x, 5) for x in b["beats"]],
+                  "tums": b["tums"], "reversed": b["reversed"],
+                  "last_tum": round(b["last_tum"], 5)} for b in bars],
+        "slaps": slaps,
+        "stops": [round(s, 5) for s in stops],
+        "plays": plays,
+    }
+    return mix.astype(np.float32), truth
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("names", nargs="*")
+    args = p.parse_args(argv)
+    import soundfile as sf
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    for spec in SPECS:
+        if args.names and spec.name not in args.names:
+            continue
+        if args.list:
+            print(spec.name)
+            continue
+        audio, truth = render(spec)
+        sf.write(str(args.out / f"{spec.name}.wav"), audio, RATE, subtype="PCM_16")
+        (args.out / f"{spec.name}.json").write_text(json.dumps(truth, indent=1) + "\n")
+        print(f"{spec.name}: {truth['duration']:.1f} s, {len(truth['onsets'])} onsets")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
