@@ -33,8 +33,12 @@ fi
 
 [[ -x .venv/bin/python ]] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-if ((want_test)); then
-    .venv/bin/python -m pip install -q -e '.[test]'
-else
-    .venv/bin/python -m pip install -q -e .
+target=.
+((want_test)) && target='.[test]'
+log=$(mktemp)
+if ! .venv/bin/python -m pip install -q -e "$target" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "setup: installing the Python packages failed (see above)." >&2
+    exit 2
 fi
+rm -f "$log"
