@@ -48,7 +48,7 @@ class DrakkarConfig:
     hand_size: int = 3
     hand_size_two_players: int = 4
     min_players: int = 2
-    max_players: int = 8
+    max_players: int = 4
 
     def deal_size(self, n_players: int) -> int:
         return self.hand_size_two_players if n_players == 2 else self.hand_size
@@ -114,7 +114,7 @@ def _from_dict(data: Mapping[str, Any]) -> DrakkarConfig:
         hand_size=_count(hand.get("default", 3), "hand_size.default", 1),
         hand_size_two_players=_count(hand.get("two_players", 4), "hand_size.two_players", 1),
         min_players=_count(players.get("min", 2), "players.min", 2),
-        max_players=_count(players.get("max", 8), "players.max", 2),
+        max_players=_count(players.get("max", 4), "players.max", 2),
     )
     if len(config.islands) < 3:
         raise ValueError("at least three island cards are needed (the third one wins)")
