@@ -40,7 +40,7 @@ GAME = "sailor"
 
 def _need(obj: Mapping[str, Any], key: str, where: str) -> Any:
     if key not in obj:
-        raise RecordError(f'{where} has no "{key}" field; add it (see the record format in the docs).')
+        raise RecordError(f'{where} has no "{key}" field; add it (the README shows the record format).')
     return obj[key]
 
 
@@ -71,12 +71,16 @@ def _players(record: Mapping[str, Any]) -> tuple[Player, ...]:
 
 
 def _who(match: Match, ref: Any, where: str, role: str) -> Player:
-    if ref is None or isinstance(ref, bool) or not isinstance(ref, (str, int)):
-        raise RecordError(f"{where}: {role} {ref!r} is not a player's name, colour or seat number.")
     try:
+        if ref is None:
+            raise VoicehostError("no player given")
         return resolve_player(match.players, ref)
-    except VoicehostError as exc:
-        raise RecordError(f"{where}: {role} {ref!r} is not in this match. {exc}") from None
+    except VoicehostError:
+        table = ", ".join(f"{p.name} ({p.colour})" for p in match.players)
+        raise RecordError(
+            f"{where}: {role} {ref!r} is not in this match; name a player, a pencil colour or a "
+            f"seat number 1 to {len(match.players)} (the players are {table})."
+        ) from None
 
 
 def _play_round(match: Match, number: int, item: Any, deck: dict[str, Envelope]) -> Round:
@@ -153,7 +157,7 @@ def replay_match(record: Any, envelopes: Iterable[Envelope] | None = None) -> Ma
     try:
         match = Match(players, None if envelopes is None else tuple(envelopes), target)
     except VoicehostError as exc:
-        raise RecordError(f"The record's players cannot play: {exc}") from None
+        raise RecordError(str(exc)) from None
     deck = {envelope.word: envelope for envelope in match.envelopes or ()}
     for number, item in enumerate(rounds, start=1):
         try:
