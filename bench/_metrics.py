@@ -1,0 +1,69 @@
+"""Shared helpers for the onset benchmark and tests: fixtures, truth and scores."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+CHANT = ROOT / "audio_fixtures" / "chant"
+REAL = ROOT.parent / "shared" / "data" / "real"
+if not REAL.exists():  # a worktree elsewhere: fall back to the shared checkout's sibling
+    REAL = Path("/work/shared/data/real")
+
+
+@dataclass
+class Fixture:
+    name: str
+    wav: Path
+    truth: dict
+    onsets: np.ndarray  # reference onset times (s)
+
+    @property
+    def kind(self) -> str:
+        return "real" if "real" in self.truth.get("source", "") else "chant"
+
+
+def chant_fixtures() -> list[Fixture]:
+    out = []
+    for js in sorted(CHANT.glob("*.json")):
+        truth = json.loads(js.read_text())
+        onsets = np.array([o["t"] for o in truth["onsets"]])
+        out.append(Fixture(js.stem, js.with_suffix(".wav"), truth, onsets))
+    return out
+
+
+def real_fixture() -> Fixture | None:
+    wav = REAL / "madmom" / "sample.wav"
+    ann = REAL / "madmom" / "sample.onsets"
+    if not wav.exists() or not ann.exists():
+        return None
+    times = [float(line.split()[0]) for line in ann.read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    return Fixture("madmom_sample (real)", wav, {"source": "real"}, np.array(times))
+
+
+def f_measure(ref: np.ndarray, est: np.ndarray, window: float = 0.05) -> tuple[float, float, float]:
+    """mir_eval's onset F-measure, precision and recall (50 ms window)."""
+    import mir_eval
+
+    ref = np.asarray(ref, dtype=float)
+    est = np.asarray(est, dtype=float)
+    if len(ref) == 0 and len(est) == 0:
+        return 1.0, 1.0, 1.0
+    if len(ref) == 0 or len(est) == 0:
+        return 0.0, 0.0, 0.0
+    return mir_eval.onset.f_measure(ref, est, window=window)
+
+
+def timing_errors(ref: np.ndarray, est: np.ndarray, window: float = 0.05) -> np.ndarray:
+    """Signed errors (est - ref, s) of the matched pairs, as mir_eval matches them."""
+    import mir_eval
+
+    if len(ref) == 0 or len(est) == 0:
+        return np.zeros(0)
+    pairs = mir_eval.util.match_events(np.asarray(ref), np.asarray(est), window)
+    return np.array([est[j] - ref[i] for i, j in pairs])
