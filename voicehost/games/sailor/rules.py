@@ -301,14 +301,14 @@ def start_round(
     opening: list[Event] = []
     deck = match.envelopes
     assert deck is not None
+    unused = [item for item in deck if item.word not in match.used]
+    if not unused:
+        last = match.rounds[-1].word if match.rounds else None
+        match.used.clear()
+        match.passes += 1
+        opening.append(DeckReshuffled(match.passes))
+        unused = [item for item in deck if item.word != last] or list(deck)
     if envelope is None:
-        unused = [item for item in deck if item.word not in match.used]
-        if not unused:
-            last = match.rounds[-1].word if match.rounds else None
-            match.used.clear()
-            match.passes += 1
-            opening.append(DeckReshuffled(match.passes))
-            unused = [item for item in deck if item.word != last] or list(deck)
         envelope = rng.choice(unused)
     if envelope.word not in match.used and any(item.word == envelope.word for item in deck):
         match.used.append(envelope.word)
