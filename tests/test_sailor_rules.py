@@ -98,16 +98,17 @@ def test_rule_names_unique_ignoring_case():
 def test_rule_names_cannot_be_colours_or_numbers_so_votes_are_unambiguous():
     with pytest.raises(SetupError, match="is a pencil colour"):
         new_match([("Blue", "red"), ("bo", "blue"), ("cy", "green")], DECK)
-    with pytest.raises(SetupError, match="is a number"):
-        new_match([("2", "red"), ("bo", "blue"), ("cy", "green")], DECK)
+    for name in ("2", "Three"):
+        with pytest.raises(SetupError, match="is a number"):
+            new_match([(name, "red"), ("bo", "blue"), ("cy", "green")], DECK)
 
 
 def test_rule_votes_name_a_colour_a_name_or_a_seat_number():
     match = make_match()
     bo = match.players[1]
-    for ref in ("bo", "BO", " Bo ", "blue", "Blue", 2, "2"):
+    for ref in ("bo", "BO", " Bo ", "blue", "Blue", 2, "2", "two", "Seat 2", "player two"):
         assert match.player(ref) == bo
-    for ref in ("zed", "pink", 0, 6, "9", True, None):
+    for ref in ("zed", "pink", 0, 6, "9", "nine", "seat", True, None, 2.0):
         with pytest.raises(UnknownPlayer):
             match.player(ref)
 

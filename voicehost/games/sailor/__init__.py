@@ -45,13 +45,21 @@ from .events import (
     VotingStarted,
     WordRevealed,
 )
-from .players import COLOURS, MAX_PLAYERS, MIN_PLAYERS, Player, resolve_player, validate_players
+from .players import (
+    COLOURS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUMBER_WORDS,
+    Player,
+    resolve_player,
+    validate_players,
+)
 from .record import match_result, match_to_dict, replay_match, replay_record
 from .rules import Match, Phase, Round, new_match, start_round, turn_order
 from .scoring import TARGET, Tally, count_votes, majority_needed, round_points, winners
 
 __all__ = [
-    "COLOURS", "LINES_PER_ENVELOPE", "MAX_PLAYERS", "MIN_PLAYERS", "TARGET",
+    "COLOURS", "LINES_PER_ENVELOPE", "MAX_PLAYERS", "MIN_PLAYERS", "NUMBER_WORDS", "TARGET",
     "Player", "validate_players", "resolve_player",
     "Envelope", "load_envelopes", "parse_envelopes", "normalise_word", "same_word", "words",
     "Match", "Round", "Phase", "new_match", "start_round", "turn_order",

@@ -21,6 +21,12 @@ COLOURS: tuple[str, ...] = (
 MIN_PLAYERS = 3
 MAX_PLAYERS = 8
 
+#: Seat numbers as a recogniser may write them.
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+}
+_SEAT_PREFIXES = ("seat", "player", "number")
+
 
 def _key(text: str) -> str:
     return " ".join(text.split()).casefold()
@@ -75,7 +81,7 @@ def validate_players(players: Iterable[Player]) -> tuple[Player, ...]:
                 f"The name {player.name!r} is a pencil colour; give that player another name, "
                 "since colours already name players."
             )
-        if key.isdigit():
+        if key.isdigit() or key in NUMBER_WORDS:
             raise SetupError(
                 f"The name {player.name!r} is a number; give that player another name, "
                 "since numbers name seats."
@@ -99,7 +105,8 @@ def resolve_player(players: Sequence[Player], ref: str | int | Player) -> Player
     """Find the player a vote or a record means, by name, colour or seat number.
 
     Names and colours are compared ignoring case and surrounding spaces; a seat
-    number is 1-based in seat order, given as an int or as digits ("3").
+    number is 1-based in seat order, given as an int, as digits ("3") or as a
+    number word ("three"), optionally after "seat", "player" or "number".
     Raises :class:`UnknownPlayer` with a sentence a person understands.
     """
     if isinstance(ref, Player):
@@ -118,6 +125,11 @@ def resolve_player(players: Sequence[Player], ref: str | int | Player) -> Player
         for player in players:
             if player.colour == key:
                 return player
+        words = key.split()
+        if len(words) == 2 and words[0] in _SEAT_PREFIXES:
+            key = words[1]
+        if key in NUMBER_WORDS:
+            key = str(NUMBER_WORDS[key])
         if not key.isdigit():
             raise UnknownPlayer(
                 f"Nobody here is called or coloured {ref.strip()!r}; use a player's name, "
