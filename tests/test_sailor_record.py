@@ -157,3 +157,30 @@ def test_bad_record_raises_record_error_with_one_clear_sentence(case):
     text = str(info.value)
     assert message in text
     assert "\n" not in text and text.endswith(".")
+
+
+def test_journal_rounds_written_one_by_one_replay_to_the_same_match():
+    import random
+
+    from voicehost.games.sailor import Phase, new_match, round_to_dict, start_round
+
+    match = new_match([("ann", "red"), ("bo", "blue"), ("cy", "green")])
+    rng = random.Random(7)
+    journal = []
+    for votes in ({"ann": "bo"}, {"ann": "cy", "cy": "ann"}):
+        rnd = start_round(match, rng)
+        with pytest.raises(RecordError, match="not scored yet"):
+            round_to_dict(rnd)
+        while rnd.phase is Phase.DRAWING:
+            rnd.done_drawing()
+        rnd.start_vote()
+        for voter, suspect in votes.items():
+            rnd.cast_vote(voter, suspect)
+        rnd.tally()
+        if rnd.phase is Phase.GUESS:
+            rnd.guess("kettle")
+        rnd.score()
+        journal.append(json.loads(json.dumps(round_to_dict(rnd))))
+    resumed = replay_match({"game": "sailor", "players": PLAYERS, "rounds": journal})
+    assert resumed.scores == match.scores and resumed.used == match.used
+    assert [r.starter for r in resumed.rounds] == [r.starter for r in match.rounds]

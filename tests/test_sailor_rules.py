@@ -445,7 +445,7 @@ def test_illegal_steps_raise_voicehost_errors_with_a_sentence():
     while rnd.phase is Phase.DRAWING:
         rnd.done_drawing()
     rnd.start_vote()
-    with pytest.raises(IllegalAction, match="The vote is still open"):
+    with pytest.raises(IllegalAction, match="The round cannot be scored yet: the vote is still open, so count it first."):
         rnd.score()
     rnd.tally()
     with pytest.raises(IllegalAction, match="already been counted"):
@@ -454,5 +454,5 @@ def test_illegal_steps_raise_voicehost_errors_with_a_sentence():
         rnd.tally()
     (points,) = [e for e in rnd.score() if isinstance(e, Points)]
     assert points.say() == "Blue scores 2."
-    with pytest.raises(IllegalAction, match="over and scored"):
+    with pytest.raises(IllegalAction, match="Round 1 is already scored; start a new round."):
         rnd.score()

@@ -54,7 +54,7 @@ from .players import (
     resolve_player,
     validate_players,
 )
-from .record import match_result, match_to_dict, replay_match, replay_record
+from .record import match_result, match_to_dict, replay_match, replay_record, round_to_dict
 from .rules import Match, Phase, Round, new_match, start_round, turn_order
 from .scoring import TARGET, Tally, count_votes, majority_needed, round_points, winners
 
@@ -68,5 +68,5 @@ __all__ = [
     "Event", "DeckReshuffled", "RoundStarted", "RoleDealt", "TurnCalled", "AccusationsStarted",
     "VotingStarted", "VoteCast", "Unmasked", "NotUnmasked", "GuessMade", "WordRevealed",
     "Points", "Standings", "MatchWon",
-    "replay_record", "replay_match", "match_result", "match_to_dict",
+    "replay_record", "replay_match", "match_result", "match_to_dict", "round_to_dict",
 ]

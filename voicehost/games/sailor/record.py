@@ -200,26 +200,28 @@ def replay_record(record: Any, envelopes: Iterable[Envelope] | None = None) -> d
     return match_result(replay_match(record, envelopes))
 
 
+def round_to_dict(played: Round) -> dict[str, Any]:
+    """A scored round as a record round (plus its results): what a journal appends."""
+    if played.phase is not Phase.SCORED:
+        raise RecordError(f"Round {played.number} is not scored yet, so it cannot be written as a record.")
+    return {
+        "word": played.word,
+        "sailor": played.sailor.name,
+        "starter": played.starter.name,
+        "votes": {voter.name: suspect.name for voter, suspect in played.votes.items()},
+        "guess": played.guessed,
+        **{k: v for k, v in round_result(played).items() if k not in ("word", "sailor")},
+    }
+
+
 def match_to_dict(match: Match) -> dict[str, Any]:
     """A match as a record (scored rounds only) plus its results; :func:`replay_match` reads it back."""
-    rounds = []
-    for played in match.rounds:
-        if played.phase is not Phase.SCORED:
-            continue
-        rounds.append({
-            "word": played.word,
-            "sailor": played.sailor.name,
-            "starter": played.starter.name,
-            "votes": {voter.name: suspect.name for voter, suspect in played.votes.items()},
-            "guess": played.guessed,
-            **{k: v for k, v in round_result(played).items() if k not in ("word", "sailor")},
-        })
     result = match_result(match)
     return {
         "game": GAME,
         "players": [{"name": p.name, "colour": p.colour} for p in match.players],
         "target": match.target,
-        "rounds": rounds,
+        "rounds": [round_to_dict(r) for r in match.rounds if r.phase is Phase.SCORED],
         "scores": result["scores"],
         "winners": result["winners"],
         "over": result["over"],

@@ -124,7 +124,7 @@ class Round:
     guessed: str | None = None
     guess_right: bool | None = None
     points: dict[Player, int] | None = None
-    events: list[Event] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list, repr=False)
 
     @property
     def players(self) -> tuple[Player, ...]:
@@ -165,14 +165,15 @@ class Round:
                 f"The drawing is not finished: it is {who.label}'s turn "
                 f"({self.turn + 1} of {len(self.order)})."
             )
+        if self.phase is Phase.SCORED:
+            raise IllegalAction(f"Round {self.number} is already scored; start a new round.")
         reasons = {
-            Phase.ACCUSATIONS: "The vote has not started yet.",
-            Phase.VOTING: "The vote is still open; count it first.",
-            Phase.GUESS: "The unmasked Drunken Sailor has not guessed yet.",
-            Phase.SCORING: "The round is ready to be scored.",
-            Phase.SCORED: f"Round {self.number} is over and scored; start a new round.",
+            Phase.ACCUSATIONS: "the vote has not started yet",
+            Phase.VOTING: "the vote is still open, so count it first",
+            Phase.GUESS: "the unmasked Drunken Sailor has not guessed yet",
+            Phase.SCORING: "the round is waiting to be scored",
         }
-        raise IllegalAction(f"{reasons[self.phase]} ({action} is not possible now.)")
+        raise IllegalAction(f"{action}: {reasons[self.phase]}.")
 
     # -- drawing ---------------------------------------------------------
 
@@ -192,7 +193,7 @@ class Round:
         """The accusation time is over: "one, two, three", collect the votes."""
         if self.phase is Phase.VOTING:
             raise IllegalAction("The vote has already started.")
-        self._refuse(Phase.ACCUSATIONS, "Starting the vote")
+        self._refuse(Phase.ACCUSATIONS, "The vote cannot start now")
         self.phase = Phase.VOTING
         return self._emit(VotingStarted())
 
@@ -245,7 +246,7 @@ class Round:
 
     def score(self) -> list[Event]:
         """Give this round's points to the match, and end the match if someone reached the target."""
-        self._refuse(Phase.SCORING, "Scoring")
+        self._refuse(Phase.SCORING, "The round cannot be scored yet")
         assert self.counted is not None
         self.points = round_points(self.players, self.counted, self.guess_right)
         match = self.match
