@@ -15,8 +15,10 @@ from voicehost.games.drakkar import (
     default_discards,
     discard,
     from_setup,
+    legal_plays,
     legal_slots,
     play,
+    singing_stops,
     song,
     state_to_dict,
 )
@@ -508,3 +510,23 @@ def test_states_are_values_a_play_never_changes_its_input():
     assert state_to_dict(s) == before
     assert s.hands["ann"].count(C("rower:red")) == 3
     assert Kind.ROWER in {c.kind for c in s.hands["ann"]}
+
+
+# --- Helpers for the host ------------------------------------------------------------------
+
+def test_legal_plays_lists_each_playable_card_and_section_once():
+    s = with_ship(start({"ann": "rower:red rower:red lookout", "bo": "rower:red " * 3,
+                         "cy": "rower:red " * 3}), "goblin", "rower:yellow", "grey")
+    assert legal_plays(s, "ann") == [(C("rower:red"), 2), (C("rower:red"), 3)]
+    assert legal_plays(s, "zed") == []
+    assert check_play(s, "ann", "rower:red", 2) is None  # record names work too
+    assert legal_slots(s, "warrior:red") == [1, 2, 3]
+
+
+def test_singing_stops_after_a_mistake_or_a_lookout_but_not_after_a_plain_play():
+    s = start(ANN_BO_CY)
+    _, plain = play(s, "ann", C("rower:red"), 1)
+    _, mistake = play(s, "ann", C("rower:red"), 1, timing="off_beat")
+    _, lookout = play(_lookout_ready(), "ann", C("lookout"), 1)
+    assert not singing_stops(plain)
+    assert singing_stops(mistake) and singing_stops(lookout)

@@ -39,6 +39,7 @@ from .events import (
     SongChanged,
     TurnReversed,
     WarriorsReturned,
+    singing_stops,
 )
 from .islands import Island
 from .record import (
@@ -65,6 +66,7 @@ from .rules import (
     default_discards,
     discard,
     from_setup,
+    legal_plays,
     legal_slots,
     new_game,
     play,
@@ -79,12 +81,12 @@ __all__ = [
     "Event", "CardPlayed", "Mistake", "CardDrawn", "NoDraw", "TurnReversed", "ExtraTurn",
     "IslandRevealed", "ShipCleared", "WarriorsReturned", "HandLimitChanged",
     "DiscardRequired", "Discarded", "PercussionistFlipped", "SongChanged", "GameWon",
-    "GameLost", "NextPlayer", "OUT_OF_RHYTHM", "OUT_OF_TURN",
+    "GameLost", "NextPlayer", "OUT_OF_RHYTHM", "OUT_OF_TURN", "singing_stops",
     "Island",
     "Replay", "check_record", "replay", "replay_output", "replay_record", "setup_record",
     "play_event", "discard_event",
     "ISLANDS_TO_WIN", "LOST", "WON", "PLAYING", "ON_BEAT", "OFF_BEAT",
     "DrakkarState", "IllegalPlay", "Setup", "check_play", "default_discards", "discard",
-    "from_setup", "legal_slots", "new_game", "play", "song", "state_to_dict",
+    "from_setup", "legal_plays", "legal_slots", "new_game", "play", "song", "state_to_dict",
     "GREY", "Song",
 ]

@@ -220,3 +220,12 @@ class NextPlayer(Event):
 
     def say(self) -> str:
         return f"{_name(self.player)}, your turn."
+
+
+def singing_stops(events: list[Event]) -> bool:
+    """True if these events stop the song (a mistake or a lookout's island).
+
+    The host then restarts the song with the two warm-up bars; the chant
+    tracker should expect the new :class:`SongChanged` song, if any.
+    """
+    return any(isinstance(e, (Mistake, IslandRevealed)) for e in events)

@@ -313,19 +313,38 @@ def placement_refusal(state: DrakkarState, card: Card, slot: int) -> str | None:
     return cover_refusal(card, top(state.ship[slot - 1]))
 
 
-def legal_slots(state: DrakkarState, card: Card) -> list[int]:
+def _as_card(card: Card | str) -> Card:
+    return card if isinstance(card, Card) else Card.parse(card)
+
+
+def legal_slots(state: DrakkarState, card: Card | str) -> list[int]:
     """Sections where ``card`` may be played now (empty once the game is over)."""
+    card = _as_card(card)
     if state.is_over:
         return []
     return [slot for slot in SECTIONS if placement_refusal(state, card, slot) is None]
 
 
-def check_play(state: DrakkarState, player: str, card: Card, slot: int) -> str | None:
+def legal_plays(state: DrakkarState, player: str) -> list[tuple[Card, int]]:
+    """Every (card, section) ``player`` could legally play now, without duplicates.
+
+    Empty when the game is over, discards are owed, or the hand holds only
+    cards that fit nowhere (e.g. a lone lookout on a mixed ship): the design
+    says nothing about a player who cannot play; the host decides.
+    """
+    if _common_refusal(state, player) or _pending_refusal(state):
+        return []
+    cards = list(dict.fromkeys(state.hands[player]))
+    return [(card, slot) for card in cards for slot in legal_slots(state, card)]
+
+
+def check_play(state: DrakkarState, player: str, card: Card | str, slot: int) -> str | None:
     """The reason the rules refuse this play, or None if they accept it.
 
     Timing never makes a play illegal: an off-beat or out-of-turn card is a
     mistake, judged by :func:`play`, but it stays if its placement is legal.
     """
+    card = _as_card(card)
     reason = _common_refusal(state, player) or _pending_refusal(state)
     if reason:
         return reason
@@ -358,8 +377,7 @@ def play(
     """
     if timing not in TIMINGS:
         raise ValueError(f"timing must be 'on_beat' or 'off_beat', not {timing!r}")
-    if isinstance(card, str):
-        card = Card.parse(card)
+    card = _as_card(card)
     reason = check_play(state, player, card, slot)
     if reason:
         raise IllegalPlay(reason)
@@ -472,8 +490,7 @@ def discard(state: DrakkarState, player: str, card: Card) -> tuple[DrakkarState,
     IllegalPlay
         If the player owes no discard or does not hold the card.
     """
-    if isinstance(card, str):
-        card = Card.parse(card)
+    card = _as_card(card)
     reason = _common_refusal(state, player)
     if reason:
         raise IllegalPlay(reason)
