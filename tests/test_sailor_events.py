@@ -130,3 +130,17 @@ def test_rules_read_no_clock_do_no_io_and_use_only_a_given_rng(path):
     assert "open(" not in text and "print(" not in text
     if path.name != "envelopes.py":
         assert "resources" not in text
+
+
+def test_votes_counted_lists_every_vote_most_first_including_the_sailors():
+    match = new_match(TABLE)
+    rnd = start_round(match, random.Random(0), "ann", sailor="bo")
+    while rnd.phase is Phase.DRAWING:
+        rnd.done_drawing()
+    rnd.start_vote()
+    for voter, suspect in (("ann", "cy"), ("bo", "cy"), ("cy", "bo"), ("di", "cy")):
+        rnd.cast_vote(voter, suspect)
+    counted, verdict = rnd.tally()
+    assert counted.say() == "The votes: Green 3, Blue 1."
+    assert isinstance(verdict, NotUnmasked)
+    assert dict(rnd.counted.counts) == {match.player("cy"): 2, match.player("bo"): 1}

@@ -184,3 +184,8 @@ def test_journal_rounds_written_one_by_one_replay_to_the_same_match():
     resumed = replay_match({"game": "sailor", "players": PLAYERS, "rounds": journal})
     assert resumed.scores == match.scores and resumed.used == match.used
     assert [r.starter for r in resumed.rounds] == [r.starter for r in match.rounds]
+
+
+def test_record_words_are_matched_to_the_deck_ignoring_case_and_plural():
+    match = replay_match(record(rnd(word="Anchors")))
+    assert match.rounds[0].envelope.lines and match.used == ["anchor"]

@@ -333,7 +333,8 @@ def test_rule_unmasked_drunken_sailor_says_one_guess():
     rnd.cast_vote("cy", "bo")
     with pytest.raises(IllegalAction, match="only guesses after the votes are counted"):
         rnd.guess("anchor")
-    (event,) = rnd.tally()
+    counted, event = rnd.tally()
+    assert counted.say() == "The votes: Blue 2."
     assert isinstance(event, Unmasked)
     assert rnd.word not in event.say()  # the word is still secret: the sailor must guess it
     rnd.guess("rope")

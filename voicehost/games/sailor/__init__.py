@@ -42,6 +42,7 @@ from .events import (
     TurnCalled,
     Unmasked,
     VoteCast,
+    VotesCounted,
     VotingStarted,
     WordRevealed,
 )
@@ -66,7 +67,7 @@ __all__ = [
     "Tally", "count_votes", "majority_needed", "round_points", "winners",
     "IllegalAction", "SetupError", "UnknownPlayer",
     "Event", "DeckReshuffled", "RoundStarted", "RoleDealt", "TurnCalled", "AccusationsStarted",
-    "VotingStarted", "VoteCast", "Unmasked", "NotUnmasked", "GuessMade", "WordRevealed",
+    "VotingStarted", "VoteCast", "VotesCounted", "Unmasked", "NotUnmasked", "GuessMade", "WordRevealed",
     "Points", "Standings", "MatchWon",
     "replay_record", "replay_match", "match_result", "match_to_dict", "round_to_dict",
 ]

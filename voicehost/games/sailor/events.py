@@ -154,6 +154,20 @@ def _votes(n: int) -> str:
 
 
 @dataclass(frozen=True)
+class VotesCounted(Event):
+    """Every vote cast, per suspect, most first (the sailor's own vote included, as the
+    table saw it; the majority is decided in the :class:`Unmasked` or :class:`NotUnmasked`
+    that follows)."""
+
+    counts: tuple[tuple[Player, int], ...]
+
+    def say(self) -> str:
+        if not self.counts:
+            return "Nobody voted."
+        return "The votes: " + ", ".join(f"{p.label} {n}" for p, n in self.counts) + "."
+
+
+@dataclass(frozen=True)
 class Unmasked(Event):
     """A strict majority of the other players named the Drunken Sailor. Reveals the role."""
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from voicehost.errors import RecordError, VoicehostError
 
-from .envelopes import Envelope, load_envelopes
+from .envelopes import Envelope, normalise_word
 from .players import COLOURS, MAX_PLAYERS, MIN_PLAYERS, Player, resolve_player
 from .rules import Match, Phase, Round, start_round
 from .scoring import TARGET
@@ -119,7 +119,7 @@ def _play_round(match: Match, number: int, item: Any, deck: dict[str, Envelope])
         if suspect_ref is None:
             continue
         ballots[voter] = _who(match, suspect_ref, where, f"{voter.name}'s suspect")
-    envelope = deck.get(word.strip(), Envelope(word.strip()))
+    envelope = deck.get(normalise_word(word), Envelope(word.strip()))
     played = start_round(match, random.Random(number), starter, envelope=envelope, sailor=sailor)
     while played.phase is Phase.DRAWING:
         played.done_drawing()
@@ -158,7 +158,7 @@ def replay_match(record: Any, envelopes: Iterable[Envelope] | None = None) -> Ma
         match = Match(players, None if envelopes is None else tuple(envelopes), target)
     except VoicehostError as exc:
         raise RecordError(str(exc)) from None
-    deck = {envelope.word: envelope for envelope in match.envelopes or ()}
+    deck = {normalise_word(envelope.word): envelope for envelope in match.envelopes or ()}
     for number, item in enumerate(rounds, start=1):
         try:
             _play_round(match, number, item, deck)

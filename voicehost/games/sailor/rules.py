@@ -32,6 +32,7 @@ from .events import (
     TurnCalled,
     Unmasked,
     VoteCast,
+    VotesCounted,
     VotingStarted,
     WordRevealed,
 )
@@ -223,11 +224,16 @@ class Round:
         if self.phase is not Phase.VOTING:
             raise IllegalAction("The votes have already been counted.")
         self.counted = count_votes(self.players, self.sailor, self.votes)
+        seat = {player: i for i, player in enumerate(self.players)}
+        per_suspect: dict[Player, int] = {}
+        for suspect in self.votes.values():
+            per_suspect[suspect] = per_suspect.get(suspect, 0) + 1
+        counts = VotesCounted(tuple(sorted(per_suspect.items(), key=lambda i: (-i[1], seat[i[0]]))))
         if self.counted.unmasked:
             self.phase = Phase.GUESS
-            return self._emit(Unmasked(self.sailor, self.counted))
+            return self._emit(counts, Unmasked(self.sailor, self.counted))
         self.phase = Phase.SCORING
-        return self._emit(NotUnmasked(self.sailor, self.counted))
+        return self._emit(counts, NotUnmasked(self.sailor, self.counted))
 
     # -- the guess and the score ---------------------------------------------
 
