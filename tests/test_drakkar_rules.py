@@ -530,3 +530,17 @@ def test_singing_stops_after_a_mistake_or_a_lookout_but_not_after_a_plain_play()
     _, lookout = play(_lookout_ready(), "ann", C("lookout"), 1)
     assert not singing_stops(plain)
     assert singing_stops(mistake) and singing_stops(lookout)
+
+
+def test_an_off_beat_play_out_of_turn_is_one_mistake_out_of_turn():
+    s, events = play(start(ANN_BO_CY), "cy", C("goblin"), 1, timing="off_beat")
+    assert [e.kind for e in events if e.type == "mistake"] == ["out_of_turn"]
+    assert s.turn == "ann"
+
+
+def test_an_out_of_turn_whirlpool_reverses_first_then_play_goes_on_from_the_one_who_erred():
+    s = start({"ann": "rower:red " * 3, "bo": "rower:red " * 3,
+               "cy": "whirlpool rower:red rower:red", "dee": "rower:red " * 3})
+    s, events = play(s, "cy", C("whirlpool"), 1)
+    assert "mistake" in types(events) and "turn_reversed" in types(events)
+    assert s.turn == "bo"

@@ -15,7 +15,8 @@ Rules where design.md section 1 is silent, as decided here
   needs all three top cards in one clan colour (grey sections, dangers and
   whirlpools have none), or in the percussionist's colour in that variant.
   A lookout played off the beat or out of turn is still a lookout.
-* Mistakes: a play by anyone but the active player is *out of turn*; an
+* Mistakes: a play by anyone but the active player is *out of turn*
+  (whatever its timing: one mistake, not two); an
   ``off_beat`` play by the active player is *out of rhythm*. The card stays
   (an illegal card is refused like any illegal play), the player draws
   nothing, and play goes on with the player after the one who erred, in the
@@ -356,7 +357,7 @@ def check_play(state: DrakkarState, player: str, card: Card | str, slot: int) ->
 
 
 def play(
-    state: DrakkarState, player: str, card: Card, slot: int, timing: str = ON_BEAT
+    state: DrakkarState, player: str, card: Card | str, slot: int, timing: str = ON_BEAT
 ) -> tuple[DrakkarState, list[Event]]:
     """Play ``card`` from ``player``'s hand onto section ``slot`` (1 to 3).
 
@@ -482,7 +483,7 @@ def _land_ho(s: DrakkarState, events: list[Event]) -> None:
         s.result, s.reason = WON, "The crew found the third island."
 
 
-def discard(state: DrakkarState, player: str, card: Card) -> tuple[DrakkarState, list[Event]]:
+def discard(state: DrakkarState, player: str, card: Card | str) -> tuple[DrakkarState, list[Event]]:
     """``player`` discards ``card`` of their choice to meet the hand limit.
 
     Raises
