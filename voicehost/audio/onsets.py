@@ -106,6 +106,8 @@ class OnsetDetector:
         muted stretch (the host's own voice) are dropped.
     params
         Tuning constants.
+    record
+        Keep the onset strength of every frame in :attr:`odf` (for plots).
     """
 
     def __init__(
@@ -115,6 +117,7 @@ class OnsetDetector:
         lookahead: int = 2,
         mute=None,
         params: OnsetParams | None = None,
+        record: bool = False,
     ):
         import librosa
 
@@ -124,6 +127,9 @@ class OnsetDetector:
         self.hop = hop
         self.lookahead = lookahead
         self.mute = mute
+        self.record = record
+        #: With ``record``: (frame time, flux, threshold) of every frame, for plots.
+        self.odf: list[tuple[float, float, float]] = []
         self.p = p = params or OnsetParams()
         self.n_fft = p.n_fft
         self.window = np.hanning(p.n_fft + 1)[:-1].astype(np.float64)
@@ -240,6 +246,8 @@ class OnsetDetector:
         thr = max(p.abs_threshold, p.median_mult * med, p.peak_ratio * self._peak)
         self._flux_median.append(flux)
         self._thr_hist.append(thr)
+        if self.record:
+            self.odf.append((self._frame_time(i), flux, thr))
         # Decide about frame c = i - lookahead, now that its look-ahead is known.
         la = self.lookahead
         if len(self._flux) < la + 2:

@@ -1,0 +1,129 @@
+"""Offline analysis of a recording with the same streaming pipeline the host runs live.
+
+``analyze`` feeds a file (or an array) block by block through
+:class:`~voicehost.audio.onsets.OnsetDetector` and
+:class:`~voicehost.audio.chant.ChantTracker`, exactly as the microphone
+would, and returns the JSON of the ``voicehost analyze`` contract
+(design.md 3.2). ``judge_plays`` adds the play verdicts of ``voicehost judge``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from voicehost.audio.blocks import PIPELINE_RATE, Block, blocks_from_array
+from voicehost.audio.chant import ChantTracker, Event, LastTum, SongStopped
+from voicehost.audio.judge import Judge, Verdict
+from voicehost.audio.onsets import SLAP, Onset, OnsetDetector
+
+
+@dataclass
+class Analysis:
+    """Everything the pipeline found in one recording."""
+
+    duration: float
+    sample_rate: int
+    onsets: list[Onset]
+    tracker: ChantTracker
+    events: list[Event]
+    odf: list[tuple[float, float, float]] = field(default_factory=list)
+    samples: np.ndarray | None = None
+
+    @property
+    def last_tums(self) -> list[float]:
+        return [b.last_tum for b in self.tracker.bars if b.last_tum is not None]
+
+    @property
+    def slaps(self) -> list[float]:
+        return [o.t for o in self.onsets if o.kind == SLAP]
+
+    @property
+    def stops(self) -> list[float]:
+        return [e.t for e in self.events if isinstance(e, SongStopped)]
+
+    @property
+    def tempo_bpm(self) -> float | None:
+        bars = self.tracker.bars
+        periods = []
+        for b in bars:
+            if len(b.beats) >= 2:
+                periods.extend(np.diff(b.beats))
+        if not periods:
+            return self.tracker.bpm
+        return float(60.0 / np.median(periods))
+
+    def as_dict(self) -> dict[str, Any]:
+        bpm = self.tempo_bpm
+        return {
+            "duration": round(self.duration, 4),
+            "sample_rate": self.sample_rate,
+            "tempo_bpm": None if bpm is None else round(bpm, 1),
+            "onsets": [{"t": round(o.t, 4), "kind": o.kind} for o in self.onsets],
+            "bars": [
+                {"start": b.start, "beats": b.beats, "tums": b.tums,
+                 "last_tum": b.last_tum, "reversed": b.reversed}
+                for b in self.tracker.bars
+            ],
+            "events": [_event_dict(e) for e in self.events
+                       if type(e).__name__ in ("SongStopped", "TempoChanged", "WrongSong")],
+        }
+
+
+def _event_dict(e: Event) -> dict[str, Any]:
+    d = {"event": type(e).__name__}
+    d.update({k: v for k, v in e.__dict__.items()})
+    return d
+
+
+def analyze_blocks(blocks, duration: float, rate: int = PIPELINE_RATE, tums: int = 3,
+                   reversed: bool = False, follow: bool = True, record: bool = False,
+                   mute=None) -> Analysis:
+    """Run detector and tracker over ``blocks`` as they would come live."""
+    det = OnsetDetector(rate=rate, mute=mute, record=record)
+    tr = ChantTracker(tums, reversed, follow=follow)
+    onsets: list[Onset] = []
+    events: list[Event] = []
+    kept: list[np.ndarray] = []
+    end = 0
+    for b in blocks:
+        new = det.process(b)
+        onsets.extend(new)
+        end = b.end
+        events.extend(tr.process(new, end / rate))
+        if record:
+            kept.append(b.samples)
+    new = det.flush()
+    onsets.extend(new)
+    events.extend(tr.process(new, end / rate))
+    events.extend(tr.finish(end / rate))
+    samples = np.concatenate(kept) if record and kept else None
+    return Analysis(duration, rate, onsets, tr, events, det.odf, samples)
+
+
+def analyze(source: str | Path | np.ndarray, tums: int = 3, reversed: bool = False,
+            rate: int = PIPELINE_RATE, record: bool = False, follow: bool = True) -> Analysis:
+    """Analyse a recording (a path to any audio file, or mono samples at ``rate``)."""
+    if isinstance(source, (str, Path)):
+        from voicehost.audio.sources import FileSource
+
+        src = FileSource(source, rate=rate)
+        return analyze_blocks(src.blocks(), src.duration, rate, tums, reversed, follow, record)
+    x = np.asarray(source, dtype=np.float32)
+    return analyze_blocks(blocks_from_array(x, rate), len(x) / rate, rate, tums, reversed,
+                          follow, record)
+
+
+def judge_plays(analysis: Analysis, plays: Sequence[dict], windows: str = "normal") -> list[Verdict]:
+    """Verdicts for declared plays (``[{"t": s, ...}]``) against an analysed recording."""
+    judge = Judge(windows)
+    heard = [e.t for e in analysis.events if isinstance(e, LastTum)]
+    last_tums = sorted(set(analysis.last_tums) | set(heard))
+    return [judge.judge(float(p["t"]), last_tums, analysis.slaps, analysis.stops)
+            for p in plays]
+
+
+__all__ = ["Analysis", "analyze", "analyze_blocks", "judge_plays", "Block"]

@@ -1,0 +1,489 @@
+"""Follow the table's chant: beat period and phase, bars, and where the last Tum falls.
+
+The song is a bar of ``1 + tums`` beats: "Drak-kar" takes one beat with two
+syllables (the second on the half beat), then one beat per Tum. Reversed
+(after Whirlpool Island), the Tums come first and "Drak-kar" ends the bar,
+and the play falls on "Drak". The double onset is the landmark: it is the
+only beat with an onset on its half beat, so it tells where the bar is
+without any knowledge of the game beyond the expected song.
+
+The tracker is online (madmom style, state in the object): it is fed onsets
+as the detector decides them, plus the current sample-clock time so it can
+notice silence, and returns events as soon as they can be known:
+
+* a beat *slot* is expected at ``next_beat``; an onset within a tolerance
+  is that beat, and its time corrects phase and period (a simple
+  phase-locked loop);
+* a slot is closed once its half-beat window has passed: it was a *double*
+  ("Drak-kar"), a *single* (a Tum) or *empty*;
+* the position in the bar says which slot is the last Tum, so
+  :class:`LastTum` is reported the moment its onset is heard, and
+  :class:`LastTumPredicted` as soon as the bar starts;
+* a double in the wrong place means the table sang a different song
+  (:class:`WrongSong`, with the number of Tums heard); no onset where one
+  was due for 1.5 beats means the song stopped (:class:`SongStopped`).
+
+Acquisition needs four onsets on the pattern of the song around a "Drak-kar"
+(half, half, whole beat, or whole, half, half), so the tracker locks during
+the first warm-up bar.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from voicehost.audio.onsets import SLAP, Onset
+
+MIN_BPM = 50.0
+MAX_BPM = 200.0
+MAX_TUMS = 3
+
+
+# -- events ------------------------------------------------------------------
+@dataclass(frozen=True)
+class BarStart:
+    t: float
+    index: int
+    tums: int = 3
+    reversed: bool = False
+
+
+@dataclass(frozen=True)
+class Beat:
+    t: float
+    bar: int
+    index: int
+    heard: bool = True
+
+
+@dataclass(frozen=True)
+class LastTumPredicted:
+    t: float
+    bar: int = -1
+
+
+@dataclass(frozen=True)
+class LastTum:
+    """The last Tum of a bar (in a reversed song, the "Drak" that ends it), as heard."""
+
+    t: float
+    predicted_t: float
+    bar: int = -1
+
+
+@dataclass(frozen=True)
+class SongStopped:
+    t: float
+
+
+@dataclass(frozen=True)
+class TempoChanged:
+    t: float
+    old_bpm: float
+    new_bpm: float
+
+
+@dataclass(frozen=True)
+class WrongSong:
+    t: float
+    expected_tums: int
+    heard_tums: int
+
+
+Event = BarStart | Beat | LastTumPredicted | LastTum | SongStopped | TempoChanged | WrongSong
+
+
+@dataclass
+class Bar:
+    """One bar as heard (for offline analysis and plots)."""
+
+    index: int
+    start: float
+    tums: int
+    reversed: bool
+    beats: list[float] = field(default_factory=list)
+    last_tum: float | None = None
+    expected_tums: int = 3
+
+
+@dataclass
+class _Slot:
+    b: float  # predicted time of the beat
+    period: float
+    onset: Onset | None = None
+    half: Onset | None = None
+    pos: int = 0
+
+    @property
+    def t(self) -> float:
+        return self.onset.t if self.onset is not None else self.b
+
+
+class ChantTracker:
+    """Online chant tracker (see module docstring).
+
+    Parameters
+    ----------
+    tums
+        Tums the game expects in each bar (1 to 3).
+    reversed
+        True after Whirlpool Island: "Tum Tum Tum Drak-kar".
+    follow
+        Adopt the song the table actually sings after a :class:`WrongSong`
+        (offline analysis of a recording whose song changes). The live host
+        leaves it off and tells the tracker the song with :meth:`set_song`.
+    """
+
+    def __init__(self, tums: int = 3, reversed: bool = False, follow: bool = False,
+                 phase_gain: float = 0.5, period_gain: float = 0.12,
+                 tempo_change: float = 0.08, stop_beats: float = 1.5):
+        _check_tums(tums)
+        self.tums = tums
+        self.reversed = reversed
+        self.follow = follow
+        self.phase_gain = phase_gain
+        self.period_gain = period_gain
+        self.tempo_change = tempo_change
+        self.stop_beats = stop_beats
+        self._pending_song: tuple[int, bool] | None = None
+        self.bars: list[Bar] = []
+        self.events: list[Event] = []
+        self._bar_count = 0
+        self._unlock()
+
+    # -- public API --------------------------------------------------------------
+    @property
+    def locked(self) -> bool:
+        return self._period is not None
+
+    @property
+    def bpm(self) -> float | None:
+        return 60.0 / self._period if self._period else None
+
+    def set_song(self, tums: int, reversed: bool = False) -> None:
+        """The song the game expects from the next bar on (call after each play)."""
+        _check_tums(tums)
+        self._pending_song = (tums, reversed)
+        if not self.locked:
+            self._apply_song()
+
+    def process(self, onsets: Sequence[Onset], now_t: float) -> list[Event]:
+        """Feed the onsets decided since the last call; ``now_t`` is the sample clock now."""
+        out: list[Event] = []
+        for o in sorted(onsets, key=lambda o: o.t):
+            self._advance(o.t, out)
+            self._onset(o, out)
+        self._advance(now_t, out)
+        self.events.extend(out)
+        return out
+
+    def finish(self, end_t: float) -> list[Event]:
+        """End of the recording: close what can be closed."""
+        out = self.process([], end_t + 2.0)
+        self._close_bar(final=True)
+        return out
+
+    # -- state -------------------------------------------------------------------
+    def _unlock(self) -> None:
+        self._period: float | None = None
+        self._ref_period: float | None = None
+        self._recent: list[Onset] = []
+        self._slot: _Slot | None = None  # the slot being filled
+        self._closing: list[_Slot] = []  # slots waiting for their half beat
+        self._last_heard = -1e9
+        self._pos = 0
+        self._uncertain = False
+        self._bar: Bar | None = None
+        self._bar_number = -1
+        self._prev_double: _Slot | None = None
+
+    def _apply_song(self) -> None:
+        if self._pending_song is not None:
+            self.tums, self.reversed = self._pending_song
+            self._pending_song = None
+
+    def _tol(self, period: float) -> float:
+        return max(0.06, 0.2 * period)
+
+    def _half_tol(self, period: float) -> float:
+        return max(0.05, 0.15 * period)
+
+    # -- onsets ------------------------------------------------------------------
+    def _onset(self, o: Onset, out: list[Event]) -> None:
+        if self._period is None:
+            self._acquire(o, out)
+            return
+        # Half-beat of a slot waiting to close?
+        for s in self._closing:
+            if (s.onset is not None and s.half is None
+                    and abs(o.t - (s.t + s.period / 2)) <= self._half_tol(s.period)):
+                s.half = o
+                self._last_heard = o.t
+                return
+        slot = self._slot
+        assert slot is not None
+        tol = self._tol(self._period)
+        if abs(o.t - slot.b) <= tol:
+            if slot.onset is None or (slot.onset.kind == SLAP and o.kind != SLAP):
+                first = slot.onset is None
+                slot.onset = o
+                self._last_heard = o.t
+                if first and self._is_last_pos(slot.pos):
+                    self._emit_last_tum(slot, out)
+
+    def _acquire(self, o: Onset, out: list[Event]) -> None:
+        self._recent.append(o)
+        self._recent = self._recent[-4:]
+        if len(self._recent) < 4:
+            return
+        t = [x.t for x in self._recent]
+        ioi = [t[1] - t[0], t[2] - t[1], t[3] - t[2]]
+        for units, dbl in (((1, 1, 2), 0), ((2, 1, 1), 1)):
+            h = sum(ioi) / sum(units)
+            if not (60.0 / MAX_BPM <= 2 * h <= 60.0 / MIN_BPM):
+                continue
+            if all(abs(i - u * h) <= 0.22 * h for i, u in zip(ioi, units)):
+                self._lock(self._recent, dbl, 2 * h, out)
+                return
+
+    def _lock(self, ons: list[Onset], dbl: int, period: float, out: list[Event]) -> None:
+        self._period = period
+        self._ref_period = period
+        self._apply_song()
+        # Slots from the double on: the double, then one slot per remaining onset.
+        beat_onsets = [ons[dbl]] + list(ons[dbl + 2 :])
+        self._pos = 0 if not self.reversed else self.tums
+        first = True
+        for k, bo in enumerate(beat_onsets):
+            slot = _Slot(b=bo.t, period=period, onset=bo, pos=self._pos)
+            if first:
+                slot.half = ons[dbl + 1]
+                first = False
+            self._last_heard = bo.t
+            if k < len(beat_onsets) - 1:
+                self._closing.append(slot)
+                self._pos_after(slot)
+            else:
+                self._slot = slot
+                if self._is_last_pos(slot.pos):
+                    self._emit_last_tum(slot, out)
+        self._recent = []
+
+    # -- time --------------------------------------------------------------------
+    def _advance(self, now: float, out: list[Event]) -> None:
+        """Close every slot whose windows have passed by ``now``."""
+        while self._period is not None:
+            progressed = False
+            for s in list(self._closing):
+                if now > s.t + s.period / 2 + self._half_tol(s.period):
+                    self._closing.remove(s)
+                    self._classify(s, out)
+                    progressed = True
+                    if self._period is None:
+                        return
+            slot = self._slot
+            if slot is not None and now > slot.b + self._tol(self._period):
+                # The beat's window is over: correct phase and period, open the next.
+                if slot.onset is not None:
+                    e = slot.onset.t - slot.b
+                    b = slot.b + self.phase_gain * e
+                    self._period = _clamp_period(self._period + self.period_gain * e)
+                else:
+                    b = slot.b
+                    if now - self._last_heard > self.stop_beats * self._period:
+                        self._stop(slot, out)
+                        return
+                self._check_tempo(slot.t, out)
+                self._closing.append(slot)
+                self._pos_after(slot)
+                self._slot = _Slot(b=b + self._period, period=self._period, pos=self._pos)
+                progressed = True
+            if not progressed:
+                return
+
+    def _pos_after(self, slot: _Slot) -> None:
+        self._pos = slot.pos + 1
+        if self._pos > self.tums:
+            self._pos = 0
+
+    def _is_last_pos(self, pos: int) -> bool:
+        return pos == self.tums
+
+    def _check_tempo(self, t: float, out: list[Event]) -> None:
+        if self._ref_period and abs(self._period / self._ref_period - 1) > self.tempo_change:
+            out.append(TempoChanged(round(t, 4), round(60 / self._ref_period, 1),
+                                    round(60 / self._period, 1)))
+            self._ref_period = self._period
+
+    def _emit_last_tum(self, slot: _Slot, out: list[Event]) -> None:
+        bar = self._bar.index if self._bar else self._bar_count
+        out.append(LastTum(round(slot.onset.t, 5), round(slot.b, 5), bar))
+
+    def _stop(self, slot: _Slot, out: list[Event]) -> None:
+        for s in self._closing:
+            self._classify(s, out, stopping=True)
+        self._closing = []
+        self._close_bar(final=True)
+        out.append(SongStopped(round(slot.b, 4)))
+        self._unlock()
+
+    # -- bars --------------------------------------------------------------------
+    def _classify(self, s: _Slot, out: list[Event], stopping: bool = False) -> None:
+        double = s.onset is not None and s.half is not None
+        expected_double = 0 if not self.reversed else self.tums
+        if double and s.pos != expected_double:
+            self._wrong(s, out)
+            return
+        if s.pos == 0 and not self.reversed:
+            self._uncertain = not double
+            self._new_bar(s, out)
+        elif self.reversed and s.pos == 0:
+            self._uncertain = self._prev_double is None or not (
+                self._prev_double.pos == self.tums)
+            self._new_bar(s, out)
+        self._add_beat(s, out)
+        if double:
+            self._prev_double = s
+        if self.reversed and s.pos == self.tums and self._bar is not None:
+            self._bar.last_tum = s.t
+
+    def _new_bar(self, s: _Slot, out: list[Event]) -> None:
+        self._close_bar()
+        self._apply_song_at_bar(s)
+        self._bar_count += 1
+        self._bar = Bar(index=self._bar_count - 1, start=round(s.t, 5), tums=self.tums,
+                        reversed=self.reversed, expected_tums=self.tums)
+        out.append(BarStart(round(s.t, 5), self._bar.index, self.tums, self.reversed))
+        out.append(LastTumPredicted(round(s.b + self.tums * s.period, 5), self._bar.index))
+
+    def _apply_song_at_bar(self, s: _Slot) -> None:
+        if self._pending_song is not None:
+            self._apply_song()
+
+    def _add_beat(self, s: _Slot, out: list[Event]) -> None:
+        if self._bar is None:
+            return
+        self._bar.beats.append(round(s.t, 5))
+        out.append(Beat(round(s.t, 5), self._bar.index, len(self._bar.beats) - 1,
+                        s.onset is not None))
+        if not self.reversed and len(self._bar.beats) - 1 == self.tums:
+            self._bar.last_tum = round(s.t, 5)
+
+    def _close_bar(self, final: bool = False) -> None:
+        bar = self._bar
+        if bar is None:
+            return
+        self._bar = None
+        n = len(bar.beats)
+        if n < bar.tums + 1:
+            if not final:
+                bar.tums = max(0, n - 1)
+            else:
+                return  # interrupted before its last Tum: not a bar the table finished
+        if bar.last_tum is None and bar.beats:
+            bar.last_tum = bar.beats[-1]
+        self.bars.append(bar)
+
+    def _wrong(self, s: _Slot, out: list[Event]) -> None:
+        """A double where the expected song has none: count the Tums really sung."""
+        bar = self._bar
+        n_tums = self.tums
+        if not self.reversed:
+            # Beats since the bar began (the bar holds the slots before this one).
+            sung = len(bar.beats) - 1 if bar is not None else s.pos - 1
+            if self._uncertain and self.bars:
+                # This "bar" began on a Tum (no "kar"): the previous bar went on.
+                prev = self.bars.pop()
+                heard = len(prev.beats) - 1 + (len(bar.beats) if bar else 0)
+                beats = prev.beats + (bar.beats if bar else [])
+                self._bar = bar = Bar(prev.index, prev.start, 0, False, beats,
+                                      None, prev.expected_tums)
+                self._bar_count = prev.index + 1
+                if heard > MAX_TUMS and self.follow and heard - prev.tums <= MAX_TUMS:
+                    # Normal bar, then a reversed one: Whirlpool Island came into play.
+                    k = prev.tums
+                    self.bars.append(Bar(prev.index, prev.start, k, False,
+                                         beats[: k + 1], beats[k], prev.expected_tums))
+                    rb = beats[k + 1 :] + [round(s.t, 5)]
+                    self._bar_count = prev.index + 2
+                    self.bars.append(Bar(prev.index + 1, rb[0], len(rb) - 1, True, rb,
+                                         rb[-1], n_tums))
+                    self._bar = None
+                    out.append(WrongSong(round(s.t, 4), n_tums, heard))
+                    self.tums, self.reversed = len(rb) - 1, True
+                    self._pos = self.tums
+                    self._prev_double = s
+                    s.pos = self.tums
+                    self._pos_after_fix(s)
+                    return
+            else:
+                heard = sung
+            bar.tums = heard
+            bar.last_tum = bar.beats[-1] if bar and bar.beats else None
+            out.append(WrongSong(round(s.t, 4), n_tums, heard))
+            if self.follow and 1 <= heard <= MAX_TUMS:
+                self.tums = heard
+            s.pos = 0
+            self._uncertain = False
+            self._new_bar(s, out)
+            self._add_beat(s, out)
+            self._prev_double = s
+            self._pos_after_fix(s)
+        else:
+            # Reversed: the double ends the bar; Tums are the beats before it.
+            sung = (len(bar.beats) if bar is not None else s.pos)
+            if self._uncertain and self.bars and bar is not None and bar.beats:
+                prev = self.bars.pop()
+                sung = len(prev.beats) - 1 + len(bar.beats) if prev else sung
+                bar = Bar(prev.index, prev.start, 0, True, prev.beats[:-0 or None] + bar.beats,
+                          None, prev.expected_tums)
+                self._bar_count = prev.index + 1
+            if bar is None:
+                self._bar_count += 1
+                bar = Bar(self._bar_count - 1, round(s.t, 5), 0, True, [], None, n_tums)
+            heard = sung
+            bar.beats.append(round(s.t, 5))
+            bar.tums = heard
+            bar.last_tum = round(s.t, 5)
+            self.bars.append(bar)
+            self._bar = None
+            out.append(WrongSong(round(s.t, 4), n_tums, heard))
+            if self.follow and 1 <= heard <= MAX_TUMS:
+                self.tums = heard
+            s.pos = self.tums
+            self._prev_double = s
+            self._pos_after_fix(s)
+
+    def _pos_after_fix(self, s: _Slot) -> None:
+        """Re-number the slots after ``s`` now that ``s`` has a new position."""
+        pos = s.pos
+        for other in sorted(self._closing + ([self._slot] if self._slot else []),
+                            key=lambda x: x.b):
+            if other.b <= s.b:
+                continue
+            pos = pos + 1 if pos + 1 <= self.tums else 0
+            other.pos = pos
+        self._pos = self._slot.pos if self._slot else pos
+
+
+def _clamp_period(p: float) -> float:
+    return min(max(p, 60.0 / MAX_BPM), 60.0 / MIN_BPM)
+
+
+def _check_tums(tums: int) -> None:
+    if not 1 <= int(tums) <= MAX_TUMS:
+        raise ValueError(f"a bar has 1 to {MAX_TUMS} Tums, not {tums}")
+
+
+def track(onsets: Iterable[Onset], tums: int = 3, reversed: bool = False,
+          follow: bool = True, end_t: float | None = None) -> ChantTracker:
+    """Run the tracker over a finished list of onsets, fed in time order as live."""
+    tr = ChantTracker(tums, reversed, follow=follow)
+    last = 0.0
+    for o in sorted(onsets, key=lambda o: o.detected_t or o.t):
+        now = max(o.detected_t or o.t, last)
+        tr.process([o], now)
+        last = now
+    tr.finish(end_t if end_t is not None else last)
+    return tr

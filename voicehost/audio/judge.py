@@ -1,0 +1,111 @@
+"""Judge a declared card play against the last Tum of its bar.
+
+design.md section 4.1: a play is on the beat within a window around the last
+Tum's onset (normal +-120 ms, easy +-200 ms, hard +-60 ms). The play is timed
+by the card's slap when the microphone heard one near the declaration (the
+key press or the spoken "kraken two" comes after the slap), else by the
+declaration itself.
+
+The last Tum is the onset of its first sound (the earliest singer's
+consonant). People feel a syllable's beat somewhat later, near its vowel
+(its perceptual centre); :data:`PERCEPTUAL_OFFSET_MS` is that shift, added to
+the last Tum before comparing and reported in every verdict, so it is never
+a hidden bias. It is 0 until it is calibrated on real tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+WINDOWS_MS = {"normal": 120.0, "easy": 200.0, "hard": 60.0}
+#: How far from a declaration a slap may be and still time the play.
+SLAP_SEARCH = 0.25
+#: Perceptual centre of a sung "Tum" after its acoustic onset (ms).
+PERCEPTUAL_OFFSET_MS = 0.0
+#: A play further than this from every last Tum is not in a sung bar at all.
+NO_SONG_GAP = 1.5
+
+ON_BEAT = "on_beat"
+EARLY = "early"
+LATE = "late"
+NO_SONG = "no_song"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``t``: the play's time (the slap's, or the declaration's when none was heard)."""
+
+    t: float
+    last_tum: float | None
+    offset_ms: float | None
+    verdict: str
+    declared_t: float = 0.0
+    timed_by: str = "declaration"  # or "slap"
+    window_ms: float = 120.0
+    perceptual_offset_ms: float = PERCEPTUAL_OFFSET_MS
+
+    def as_dict(self) -> dict:
+        return {
+            "t": round(self.t, 4),
+            "declared_t": round(self.declared_t, 4),
+            "timed_by": self.timed_by,
+            "last_tum": None if self.last_tum is None else round(self.last_tum, 4),
+            "offset_ms": None if self.offset_ms is None else round(self.offset_ms, 1),
+            "verdict": self.verdict,
+            "window_ms": self.window_ms,
+            "perceptual_offset_ms": self.perceptual_offset_ms,
+        }
+
+
+class Judge:
+    """Pairs plays with last Tums and gives a verdict.
+
+    Parameters
+    ----------
+    windows
+        ``"normal"``, ``"easy"`` or ``"hard"``, or a half-width in ms.
+    max_gap
+        A play further than this (s) from every last Tum, or made while the
+        song has stopped, is ``no_song``. The default is about a bar at the
+        slowest tempo the tracker follows: a play belongs to the bar around it.
+    """
+
+    def __init__(self, windows: str | float = "normal", max_gap: float = NO_SONG_GAP,
+                 perceptual_offset_ms: float = PERCEPTUAL_OFFSET_MS):
+        if isinstance(windows, str):
+            if windows not in WINDOWS_MS:
+                raise ValueError(f"windows must be one of {', '.join(WINDOWS_MS)}")
+            self.window_ms = WINDOWS_MS[windows]
+        else:
+            self.window_ms = float(windows)
+        self.max_gap = max_gap
+        self.perceptual_offset_ms = perceptual_offset_ms
+
+    def judge(self, play_t: float, last_tums: Sequence[float], slaps: Sequence[float] = (),
+              stops: Sequence[float] = ()) -> Verdict:
+        """Verdict for a play declared at ``play_t``.
+
+        ``last_tums`` are the heard last Tums so far (times, s), ``slaps`` the
+        slap onsets, ``stops`` the times the song stopped.
+        """
+        t, by = play_t, "declaration"
+        near = [s for s in slaps if abs(s - play_t) <= SLAP_SEARCH]
+        if near:
+            t, by = min(near, key=lambda s: abs(s - play_t)), "slap"
+        shift = self.perceptual_offset_ms / 1000.0
+        cands = [lt for lt in last_tums if abs(lt + shift - t) <= self.max_gap]
+        common = dict(declared_t=play_t, timed_by=by, window_ms=self.window_ms,
+                      perceptual_offset_ms=self.perceptual_offset_ms)
+        if not cands:
+            return Verdict(t, None, None, NO_SONG, **common)
+        lt = min(cands, key=lambda x: abs(x + shift - t))
+        # A stop between the last Tum and the play: the song was no longer going.
+        if any(min(lt, t) < s <= max(lt, t) for s in stops) and abs(t - lt) * 1000 > self.window_ms:
+            return Verdict(t, None, None, NO_SONG, **common)
+        off = (t - (lt + shift)) * 1000.0
+        if abs(off) <= self.window_ms:
+            v = ON_BEAT
+        else:
+            v = EARLY if off < 0 else LATE
+        return Verdict(t, lt, off, v, **common)

@@ -1,0 +1,77 @@
+"""The picture a person looks at to see why a play was judged late.
+
+Top: the waveform with the onsets by kind (voice, slap), the beats and the
+last Tums. Bottom: the onset strength the detector computed with its adaptive
+threshold. Plays, when given, are drawn on both with their verdicts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+
+def plot_analysis(analysis, path: str | Path, title: str = "", verdicts: Sequence = ()) -> Path:
+    """Draw ``analysis`` (with ``record=True``) to a PNG at ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from voicehost.errors import VoicehostError
+
+    path = Path(path)
+    if path.parent and not path.parent.exists():
+        raise VoicehostError(f"{path.parent}: no such folder for the plot; create it first.")
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(14, 6), sharex=True,
+                                   gridspec_kw={"height_ratios": [3, 2]})
+    x = analysis.samples
+    if x is not None and len(x):
+        step = max(1, len(x) // 20000)
+        env = np.abs(x[: len(x) // step * step]).reshape(-1, step).max(axis=1)
+        tt = np.arange(len(env)) * step / analysis.sample_rate
+        ax1.fill_between(tt, -env, env, color="0.75", lw=0, label="waveform")
+    for b in analysis.tracker.bars:
+        for i, bt in enumerate(b.beats):
+            ax1.axvline(bt, color="tab:blue", lw=1.6 if i == 0 else 0.8,
+                        ls="-" if i == 0 else ":", alpha=0.8)
+        if b.last_tum is not None:
+            ax1.axvline(b.last_tum, color="tab:red", lw=2, alpha=0.8)
+            ax1.text(b.last_tum, 1.02, f"{b.tums}{'R' if b.reversed else ''}", color="tab:red",
+                     transform=ax1.get_xaxis_transform(), ha="center", fontsize=8)
+    voice = [o.t for o in analysis.onsets if o.kind != "slap"]
+    slaps = [o.t for o in analysis.onsets if o.kind == "slap"]
+    ax1.plot(voice, np.full(len(voice), 0.9), "v", color="tab:green", label="voice onset",
+             transform=ax1.get_xaxis_transform())
+    ax1.plot(slaps, np.full(len(slaps), 0.9), "s", color="tab:orange", label="slap",
+             transform=ax1.get_xaxis_transform())
+    for s in analysis.stops:
+        ax1.axvline(s, color="k", lw=2, ls="--")
+    colours = {"on_beat": "tab:green", "early": "tab:purple", "late": "tab:purple",
+               "no_song": "k"}
+    for v in verdicts:
+        for ax in (ax1, ax2):
+            ax.axvline(v.t, color=colours.get(v.verdict, "k"), lw=1.5, ls="-.")
+        label = v.verdict.replace("_", " ")
+        if v.offset_ms is not None:
+            label += f" {v.offset_ms:+.0f} ms"
+        ax1.text(v.t, 0.05, label, rotation=90, fontsize=8, va="bottom",
+                 transform=ax1.get_xaxis_transform())
+    ax1.plot([], [], color="tab:blue", lw=1.6, label="bar start / beats")
+    ax1.plot([], [], color="tab:red", lw=2, label="last Tum (Tums heard)")
+    ax1.legend(loc="upper right", fontsize=8, ncol=3)
+    ax1.set_ylabel("amplitude")
+    ax1.set_title(title or "chant analysis")
+    if analysis.odf:
+        odf = np.array(analysis.odf)
+        ax2.plot(odf[:, 0], odf[:, 1], color="tab:green", lw=0.8, label="onset strength")
+        ax2.plot(odf[:, 0], odf[:, 2], color="0.4", lw=0.8, ls="--", label="threshold")
+        ax2.legend(loc="upper right", fontsize=8)
+    ax2.set_ylabel("net flux (bels)")
+    ax2.set_xlabel("time on the sample clock (s)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
