@@ -73,17 +73,28 @@ class OnsetParams:
     floor_frames: int = 150  # minimum statistics over 1.5 s
     floor_margin: float = 0.3  # bels above the floor before a band counts
     neg_weight: float = 0.5  # how much a fall in some bands cancels a rise in others
-    peak_ratio: float = 0.2  # threshold as a fraction of recent peak flux
-    peak_decay: float = 0.995  # per frame (half-life about 1.4 s)
+    peak_ratio: float = 0.3  # high threshold as a share of recent onsets' peak flux
+    peak_decay: float = 0.997  # per frame (half-life about 2.3 s)
+    high_mult: float = 2.0  # high threshold at least this times the low one
+    rearm_frames: int = 2  # frames of quiet flux before the next onset may fire
+    warmup_frames: int = 5  # the noise floor needs a few frames before flux means anything
     rise_ratio: float = 0.3  # flux (times threshold) that counts as rising when back-tracking
+    dev_rate: float = 0.01  # per frame: band fluctuation follows over about a second
+    dev_mult: float = 1.0  # a band's rise counts beyond this many mean fluctuations
     lag: int = 2  # frames between the compared spectra
     median_frames: int = 100  # 1 s of flux for the adaptive threshold
     median_mult: float = 2.0
     abs_threshold: float = 1.5  # bels summed over bands
-    confirm: float = 1.5  # peak flux within the look-ahead, times the threshold
+    confirm: float = 1.0  # mean flux over the onset frame and look-ahead, times the low threshold
     rearm_ratio: float = 0.5  # flux must fall below this times threshold to re-arm
     min_ioi: float = 0.10  # s: one syllable of a group is one onset
-    backtrack: int = 4  # frames searched back for the start of the rise
+    valley_frames: int = 10  # frames searched back for the valley before a rise
+    valley_rise: float = 0.08  # share of the rise that marks its start
+    refine_db: float = 4.0  # dB above the valley's envelope that marks the onset
+    refine_hold: int = 4  # ms the envelope must stay above
+    refine_span: float = 0.03  # s the refinement may move the frame estimate
+    consonant_from_hz: float = 1800.0  # bands where a stop consonant's burst shows
+    cons_abs: float = 0.3  # bels: least consonant flux that counts as rising
     slap_from_hz: float = 2500.0  # bands above this decide slap or voice
     slap_jump: float = 1.05  # bels the weaker upper bands must jump for a slap
     slap_tilt: float = -0.45  # bels: upper bands' level minus the 400-2000 Hz bands' level
@@ -139,6 +150,7 @@ class OnsetDetector:
         self._lo, self._hi = int(nz[0]), int(nz[-1]) + 1
         centres = librosa.mel_frequencies(p.n_mels + 2, fmin=p.fmin, fmax=min(p.fmax, rate / 2))
         self._upper = int(np.searchsorted(centres[1:-1], p.slap_from_hz))
+        self._cons = int(np.searchsorted(centres[1:-1], p.consonant_from_hz))
         self._mid = (int(np.searchsorted(centres[1:-1], 400.0)),
                      int(np.searchsorted(centres[1:-1], 2000.0)))
         self._mel = np.ascontiguousarray(mel[:, self._lo : self._hi].astype(np.float64))
@@ -154,10 +166,18 @@ class OnsetDetector:
         self._frame = 0  # frames computed
         self._smooth: np.ndarray | None = None
         self._mins = np.zeros((0, 0))
-        self._peak = 0.0
+        self._onset_peak = 0.0
+        self._last_start_frame = -1000
+        self._cflux: deque[float] = deque(maxlen=p.valley_frames + 4)
+        self._clow: deque[float] = deque(maxlen=p.valley_frames + 4)
+        self._cflux_median: deque[float] = deque(maxlen=p.median_frames)
+        self._dev: np.ndarray | None = None
+        self._rise_max = 0.0
+        self._quiet = 0
         self._spec_hist: deque[np.ndarray] = deque(maxlen=p.lag + 1)
         self._level_hist: deque[np.ndarray] = deque(maxlen=8)
-        self._flux: deque[float] = deque(maxlen=p.backtrack + 4)
+        self._act: deque[float] = deque(maxlen=p.valley_frames + 4)
+        self._flux: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._flux_median: deque[float] = deque(maxlen=p.median_frames)
         self._thr_hist: deque[float] = deque(maxlen=8)
         self._armed = True
@@ -229,25 +249,54 @@ class OnsetDetector:
         floor = self._mins.min(axis=0)
         above = np.maximum(level - floor - p.floor_margin, 0.0)
         self._level_hist.append(level)
+        self._act.append(float(above.sum()))
         i = self._frame
         self._frame += 1
         if len(self._spec_hist) == p.lag + 1:
             d = above - self._spec_hist[0]
+            # Each band's own fluctuation (a robust running mean of |d|): a
+            # rise counts only beyond what that band does anyway in this noise.
+            ad = np.abs(d)
+            if self._dev is None:
+                self._dev = np.maximum(ad, 0.05)
+            else:
+                self._dev += p.dev_rate * (np.minimum(ad, 3.0 * self._dev) - self._dev)
+                np.maximum(self._dev, 0.02, out=self._dev)
+            z = p.dev_mult * self._dev
             # Net rise: a change of spectral shape (vowel to nasal, a sliding
             # pitch) raises some bands and lowers others and mostly cancels.
-            flux = float(np.maximum(d, 0.0).sum() - p.neg_weight * np.maximum(-d, 0.0).sum())
+            flux = float(np.maximum(d - z, 0.0).sum()
+                         - p.neg_weight * np.maximum(-d - z, 0.0).sum())
             flux = max(flux, 0.0)
+            # The consonant's own flux: rises only, upper bands only. A /k/ or
+            # /t/ burst lifts a few upper bands while the previous vowel is
+            # still dying in the lower ones, which the net flux cancels.
+            cflux = float(np.maximum(d[self._cons :] - z[self._cons :], 0.0).sum())
         else:
             flux = 0.0
+            cflux = 0.0
+        self._cflux.append(cflux)
+        cmed = float(np.median(self._cflux_median)) if self._cflux_median else 0.0
+        self._cflux_median.append(cflux)
+        self._clow.append(max(p.cons_abs, p.median_mult * cmed))
         self._spec_hist.append(above)
         self._flux.append(flux)
         med = float(np.median(self._flux_median)) if self._flux_median else 0.0
-        self._peak = max(flux, self._peak * p.peak_decay)
-        thr = max(p.abs_threshold, p.median_mult * med, p.peak_ratio * self._peak)
+        # Two thresholds: the low one (noise level of the flux) says where a
+        # rise starts and when the detector may re-arm; the high one (a share
+        # of the strength of recent onsets) decides that a rise is an onset.
+        low = max(p.abs_threshold, p.median_mult * med)
+        self._onset_peak *= p.peak_decay
+        high = max(low * p.high_mult, p.peak_ratio * self._onset_peak)
+        if i < p.warmup_frames:
+            flux = 0.0
+            self._flux[-1] = 0.0
         self._flux_median.append(flux)
-        self._thr_hist.append(thr)
+        self._thr_hist.append((low, high))
         if self.record:
-            self.odf.append((self._frame_time(i), flux, thr))
+            self.odf.append((self._frame_time(i), flux, high))
+        if not self._armed:
+            self._rise_max = max(self._rise_max, flux)
         # Decide about frame c = i - lookahead, now that its look-ahead is known.
         la = self.lookahead
         if len(self._flux) < la + 2:
@@ -255,32 +304,48 @@ class OnsetDetector:
         fl = list(self._flux)
         c_idx = len(fl) - 1 - la
         fc = fl[c_idx]
-        thr_c = self._thr_hist[-1 - la]
+        low_c, high_c = self._thr_hist[-1 - la]
         c = i - la
         t_c = self._frame_time(c)
         if not self._armed:
-            if fc < p.rearm_ratio * thr_c and t_c - self._last_onset >= p.min_ioi:
+            if fc < low_c:
+                self._quiet += 1
+            else:
+                self._quiet = 0
+            if self._quiet >= p.rearm_frames and t_c - self._last_onset >= p.min_ioi:
                 self._armed = True
+                self._onset_peak = max(self._onset_peak, self._rise_max)
             return None
-        if fc <= thr_c or t_c - self._last_onset < p.min_ioi:
+        if fc <= high_c or t_c - self._last_onset < p.min_ioi:
             return None
         window = fl[c_idx : c_idx + la + 1]
-        strength = float(max(window))
-        if strength < p.confirm * thr_c:
-            return None
-        # Back-track to the frame where the rise began.
+        if sum(window) / len(window) < low_c * p.confirm:
+            return None  # a one-frame blip, not a rise
+        # Back-track over the frames whose flux was already above the noise
+        # level: the rise of a group's syllable starts with its first singer.
         start = c_idx
-        while start > 0 and c_idx - start < p.backtrack and fl[start - 1] > p.rise_ratio * thr_c:
+        floor_idx = max(0, c_idx - max(1, c - self._last_start_frame - 3))
+        while start > floor_idx and c_idx - start < p.valley_frames and fl[start - 1] > low_c:
+            start -= 1
+        # Then over the frames where a consonant was already rising.
+        cf, cl = list(self._cflux), list(self._clow)
+        off = len(cf) - len(fl)  # align the two histories on their ends
+        while (start > floor_idx and c_idx - start < p.valley_frames
+               and cf[start - 1 + off] > cl[start - 1 + off]):
             start -= 1
         start_frame = c - (c_idx - start)
-        t = self._refine(start_frame)
+        valley_frame = start_frame - 2
+        t = self._refine(start_frame, valley_frame)
+        self._last_start_frame = start_frame
         self._armed = False
-        self._last_onset = max(t, t_c)
+        self._quiet = 0
+        self._rise_max = max(window)
+        self._last_onset = max(t, self._frame_time(start_frame))
         kind = self._kind(la)
         detected = (i + 1) * self.hop / self.rate
         if self.mute is not None and self.mute.covers(t):
             return None
-        return Onset(t=round(t, 5), strength=round(strength, 3), kind=kind,
+        return Onset(t=round(t, 5), strength=round(float(max(window)), 3), kind=kind,
                      detected_t=detected)
 
     def _frame_time(self, frame: int) -> float:
@@ -291,37 +356,34 @@ class OnsetDetector:
         """
         return ((frame + 1) * self.hop - self.n_fft // 4) / self.rate
 
-    def _refine(self, start_frame: int) -> float:
-        """Locate the rise to the millisecond on a 1 ms energy envelope."""
+    def _refine(self, start_frame: int, valley_frame: int) -> float:
+        """Locate the rise to the millisecond on a 1 ms energy envelope.
+
+        The envelope (pre-emphasised, so bursts stand out) is compared with its
+        own level in the valley; the onset is the first millisecond from
+        which it stays clearly above it.
+        """
+        p = self.p
         rate = self.rate
-        end = (start_frame + 1) * self.hop  # end of the frame where the rise started
-        a = end - self.n_fft - int(0.03 * rate)
-        b = end + self.hop
+        coarse = self._frame_time(start_frame)
+        a = int(round(self._frame_time(valley_frame) * rate)) - self.hop
+        b = int(round(coarse * rate)) + 2 * self.hop
         lo = max(a, self._raw_start)
         hi = min(b, self._raw_start + len(self._raw))
-        coarse = self._frame_time(start_frame)
-        if hi - lo < int(0.04 * rate):
+        if hi - lo < int(0.03 * rate):
             return coarse
         seg = self._raw[lo - self._raw_start : hi - self._raw_start]
-        seg = np.diff(seg, prepend=seg[0])  # pre-emphasis: bursts and onsets stand out
+        seg = np.diff(seg, prepend=seg[0])
         ms = rate // 1000
         n = len(seg) // ms
-        env = (seg[: n * ms].reshape(n, ms) ** 2).mean(axis=1) + 1e-12
-        env = np.log10(env)
-        # Smooth over 3 ms so one sample of noise does not decide.
+        env = np.log10((seg[: n * ms].reshape(n, ms) ** 2).mean(axis=1) + 1e-12)
         env = np.convolve(env, np.ones(3) / 3, mode="same")
-        base = float(np.median(env[: max(5, n // 3)]))
-        top = float(env.max())
-        if top - base < 0.3:
-            return coarse
-        level = base + 0.25 * (top - base)
-        over = env > level
-        # First ms from which the envelope stays above the level for 3 ms.
-        for k in range(n - 2):
-            if over[k] and over[k + 1] and over[k + 2]:
+        base = float(np.median(env[: max(5, min(20, n // 3))]))
+        over = env > base + p.refine_db / 10.0
+        for k in range(n - p.refine_hold):
+            if over[k : k + p.refine_hold].all():
                 t = (lo + k * ms) / rate
-                # Never move the stamp more than 25 ms from the frame estimate.
-                return float(min(max(t, coarse - 0.025), coarse + 0.025))
+                return float(min(max(t, coarse - p.refine_span), coarse + p.refine_span))
         return coarse
 
     def _kind(self, la: int) -> str:
