@@ -97,6 +97,8 @@ class OnsetParams:
     cons_abs: float = 0.3  # bels: least consonant flux that counts as rising
     slap_from_hz: float = 2500.0  # bands above this decide slap or voice
     slap_jump: float = 1.05  # bels the weaker upper bands must jump for a slap
+    slap_wait: int = 3  # frames after the decision to watch a slap candidate decay
+    slap_decay: float = 0.8  # bels the upper bands must fall by then for a slap
     slap_tilt: float = -0.45  # bels: upper bands' level minus the 400-2000 Hz bands' level
 
 
@@ -168,6 +170,7 @@ class OnsetDetector:
         self._mins = np.zeros((0, 0))
         self._onset_peak = 0.0
         self._last_start_frame = -1000
+        self._slap_cand: tuple[Onset, float, int] | None = None
         self._cflux: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._clow: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._cflux_median: deque[float] = deque(maxlen=p.median_frames)
@@ -204,15 +207,13 @@ class OnsetDetector:
             chunk = self._pending[k * hop : (k + 1) * hop]
             self._buf[:-hop] = self._buf[hop:]
             self._buf[-hop:] = chunk
-            onset = self._step(self._buf)
-            if onset is not None:
-                out.append(onset)
+            out.extend(self._step(self._buf))
         self._pending = self._pending[n_frames * hop :].copy()
         return out
 
     def flush(self) -> list[Onset]:
         """End of stream: pad with silence so the last frames can be decided."""
-        pad = (-self._samples_in) % self.hop + self.hop * (self.lookahead + 1)
+        pad = (-self._samples_in) % self.hop + self.hop * (self.lookahead + 2 + self.p.slap_wait)
         return self.process(np.zeros(pad))
 
     def run(self, blocks: Iterable[Block]) -> list[Onset]:
@@ -232,7 +233,34 @@ class OnsetDetector:
             raw = raw[-keep:]
         self._raw = raw
 
-    def _step(self, frame: np.ndarray) -> Onset | None:
+    def _step(self, frame: np.ndarray) -> list[Onset]:
+        """One frame: decide onsets, and settle a slap candidate once its decay is known."""
+        p = self.p
+        onset = self._decide(frame)
+        out: list[Onset] = []
+        if self._slap_cand is not None:
+            cand, peak_upper, waited = self._slap_cand
+            waited += 1
+            if waited >= p.slap_wait:
+                # A slap's burst dies within tens of ms; a sung consonant runs
+                # into its vowel and the upper bands stay up.
+                cur = float(np.median(self._level_hist[-1][self._upper :]))
+                kind = SLAP if peak_upper - cur >= p.slap_decay else VOICE
+                out.append(Onset(cand.t, cand.strength, kind,
+                                 self._frame * self.hop / self.rate))
+                self._slap_cand = None
+            else:
+                self._slap_cand = (cand, peak_upper, waited)
+        if onset is not None:
+            if onset.kind == SLAP and p.slap_wait > 0:
+                hist = list(self._level_hist)[-1 - self.lookahead :]
+                peak = float(np.median(np.max(np.stack(hist), axis=0)[self._upper :]))
+                self._slap_cand = (onset, peak, 0)
+            else:
+                out.append(onset)
+        return out
+
+    def _decide(self, frame: np.ndarray) -> Onset | None:
         p = self.p
         spec = np.fft.rfft(frame * self.window)[self._lo : self._hi]
         power = spec.real**2 + spec.imag**2

@@ -129,3 +129,12 @@ def read_audio(path: str | Path, rate: int = PIPELINE_RATE) -> np.ndarray:
 def expected_samples(frames: int, file_rate: int, rate: int) -> int:
     """How many pipeline samples a file of ``frames`` frames gives, for sanity checks."""
     return int(math.ceil(frames * rate / file_rate))
+
+
+def __getattr__(name: str):
+    """``MicrophoneSource`` and ``find_device`` live in :mod:`voicehost.audio.microphone`."""
+    if name in ("MicrophoneSource", "find_device", "list_input_devices", "MicStats"):
+        from voicehost.audio import microphone
+
+        return getattr(microphone, name)
+    raise AttributeError(name)
