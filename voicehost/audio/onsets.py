@@ -185,8 +185,9 @@ class OnsetDetector:
         self._thr_hist: deque[float] = deque(maxlen=8)
         self._armed = True
         self._last_onset = -1e9
-        self._raw = np.zeros(0, dtype=np.float64)  # recent raw samples for refinement
-        self._raw_start = 0
+        raw_len = int(0.25 * self.rate) // self.hop * self.hop
+        self._raw = np.zeros(raw_len, dtype=np.float64)  # recent samples for refinement
+        self._raw_start = -raw_len  # clock index of self._raw[0]
 
     # -- streaming API ---------------------------------------------------------
     def process(self, block: Block | np.ndarray) -> list[Onset]:
@@ -196,7 +197,6 @@ class OnsetDetector:
         if x.ndim != 1:
             raise ValueError("blocks must be mono")
         self._samples_in += len(x)
-        self._keep_raw(x)
         self._pending = np.concatenate([self._pending, x]) if len(self._pending) else x.copy()
         out: list[Onset] = []
         hop = self.hop
@@ -207,6 +207,11 @@ class OnsetDetector:
             chunk = self._pending[k * hop : (k + 1) * hop]
             self._buf[:-hop] = self._buf[hop:]
             self._buf[-hop:] = chunk
+            # Raw history for the millisecond refinement, kept frame by frame
+            # so that it never depends on how the audio was cut into blocks.
+            self._raw[:-hop] = self._raw[hop:]
+            self._raw[-hop:] = chunk
+            self._raw_start += hop
             out.extend(self._step(self._buf))
         self._pending = self._pending[n_frames * hop :].copy()
         return out
@@ -225,14 +230,6 @@ class OnsetDetector:
         return out
 
     # -- internals -------------------------------------------------------------
-    def _keep_raw(self, x: np.ndarray) -> None:
-        keep = int(0.2 * self.rate)
-        raw = np.concatenate([self._raw, x])
-        if len(raw) > keep:
-            self._raw_start += len(raw) - keep
-            raw = raw[-keep:]
-        self._raw = raw
-
     def _step(self, frame: np.ndarray) -> list[Onset]:
         """One frame: decide onsets, and settle a slap candidate once its decay is known."""
         p = self.p
@@ -358,8 +355,11 @@ class OnsetDetector:
         # Then over the frames where a consonant was already rising.
         cf, cl = list(self._cflux), list(self._clow)
         off = len(cf) - len(fl)  # align the two histories on their ends
+        act = list(self._act)
+        aoff = len(act) - len(fl)
         while (start > floor_idx and c_idx - start < p.valley_frames
-               and cf[start - 1 + off] > cl[start - 1 + off]):
+               and cf[start - 1 + off] > cl[start - 1 + off]
+               and act[start - 1 + aoff] < act[start + aoff]):
             start -= 1
         start_frame = c - (c_idx - start)
         valley_frame = start_frame - 2
@@ -368,6 +368,7 @@ class OnsetDetector:
         self._armed = False
         self._quiet = 0
         self._rise_max = max(window)
+        self._onset_peak = max(self._onset_peak, self._rise_max)
         self._last_onset = max(t, self._frame_time(start_frame))
         kind = self._kind(la)
         detected = (i + 1) * self.hop / self.rate
@@ -406,10 +407,12 @@ class OnsetDetector:
         n = len(seg) // ms
         env = np.log10((seg[: n * ms].reshape(n, ms) ** 2).mean(axis=1) + 1e-12)
         env = np.convolve(env, np.ones(3) / 3, mode="same")
-        base = float(np.median(env[: max(5, min(20, n // 3))]))
-        over = env > base + p.refine_db / 10.0
-        for k in range(n - p.refine_hold):
-            if over[k : k + p.refine_hold].all():
+        # The baseline is the quietest of the 10 ms before each point, so the
+        # dying tail of the previous syllable is never taken for a rise.
+        rise = p.refine_db / 10.0
+        for k in range(5, n - p.refine_hold):
+            base = float(env[max(0, k - 10) : k].min())
+            if (env[k : k + p.refine_hold] > base + rise).all():
                 t = (lo + k * ms) / rate
                 return float(min(max(t, coarse - p.refine_span), coarse + p.refine_span))
         return coarse

@@ -1,0 +1,151 @@
+"""The streaming onset detector on the committed chant fixtures and a real recording."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voicehost.audio.blocks import Block, blocks_from_array
+from voicehost.audio.mute import MuteWindows
+from voicehost.audio.onsets import SLAP, VOICE, OnsetDetector, detect_onsets
+from voicehost.audio.sources import read_audio
+
+ROOT = Path(__file__).resolve().parents[1]
+CHANT = ROOT / "audio_fixtures" / "chant"
+REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
+
+
+def fixture(name: str) -> tuple[np.ndarray, dict]:
+    return read_audio(CHANT / f"{name}.wav"), json.loads((CHANT / f"{name}.json").read_text())
+
+
+def f_measure(ref, est, window=0.05):
+    import mir_eval
+
+    return mir_eval.onset.f_measure(np.asarray(ref), np.asarray(est), window=window)[0]
+
+
+@pytest.fixture(scope="module")
+def clean():
+    return fixture("g3_100bpm_3tums_clean")
+
+
+def test_any_block_size_gives_exactly_the_same_onsets(clean):
+    x, _ = clean
+    x = x[: 16000 * 4]
+    whole = OnsetDetector().run([Block(0, x)])
+    assert len(whole) >= 6
+    for size in (1, 37, 160, 999, 4096):
+        if size == 1:
+            part = x[: 16000 * 2]
+            ref = OnsetDetector().run([Block(0, part)])
+            got = OnsetDetector().run(blocks_from_array(part, blocksize=1))
+        else:
+            ref = whole
+            got = OnsetDetector().run(blocks_from_array(x, blocksize=size))
+        assert got == ref, f"blocks of {size} samples changed the onsets"
+
+
+def test_irregular_blocks_give_the_same_onsets(clean):
+    x, _ = clean
+    x = x[: 16000 * 3]
+    rng = np.random.default_rng(0)
+    det = OnsetDetector()
+    got, i = [], 0
+    while i < len(x):
+        n = int(rng.integers(1, 3000))
+        got += det.process(Block(i, x[i : i + n]))
+        i += n
+    got += det.flush()
+    assert got == OnsetDetector().run([Block(0, x)])
+
+
+def test_a_group_syllable_is_one_onset_at_its_start(clean):
+    x, truth = clean
+    onsets = detect_onsets(x)
+    est = np.array([o.t for o in onsets])
+    for ref in truth["onsets"]:  # a syllable, or a slap with the syllable it hides
+        near = est[np.abs(est - ref["t"]) < 0.08]
+        assert len(near) == 1, f"the onset at {ref['t']:.3f} s gave {len(near)} onsets"
+        assert abs(near[0] - ref["t"]) < 0.01
+    assert f_measure([o["t"] for o in truth["onsets"]], est) >= 0.95
+
+
+def test_onsets_are_stamped_to_the_millisecond_on_a_clean_chant(clean):
+    x, truth = clean
+    est = np.array([o.t for o in detect_onsets(x)])
+    errors = [est[np.argmin(np.abs(est - s["t"]))] - s["t"] for s in truth["onsets"]]
+    assert np.median(np.abs(errors)) <= 0.005
+
+
+@pytest.mark.parametrize("name,floor", [
+    ("g4_70bpm_3tums_snr30", 0.95),
+    ("g4_105bpm_change_3_2_1_snr20", 0.9),
+    ("g3_100bpm_drift_snr15", 0.9),
+    ("g3_80bpm_3tums_snr5", 0.85),
+])
+def test_noisy_group_chants_are_found(name, floor):
+    x, truth = fixture(name)
+    est = [o.t for o in detect_onsets(x)]
+    assert f_measure([o["t"] for o in truth["onsets"]], est) >= floor
+
+
+def test_better_than_librosa_on_a_group_chant():
+    import librosa
+
+    x, truth = fixture("g4_105bpm_change_3_2_1_snr20")
+    ref = [o["t"] for o in truth["onsets"]]
+    ours = f_measure(ref, [o.t for o in detect_onsets(x)])
+    theirs = f_measure(ref, librosa.onset.onset_detect(y=x, sr=16000, units="time"))
+    assert ours > theirs + 0.2
+
+
+def test_slaps_are_told_from_voices():
+    x, truth = fixture("g4_130bpm_slaps_snr10")
+    onsets = detect_onsets(x)
+    slaps = [s["t"] for s in truth["slaps"]]
+    found = [o for o in onsets if o.kind == SLAP]
+    hits = sum(any(abs(o.t - s) < 0.05 for o in found) for s in slaps)
+    assert hits >= len(slaps) - 1
+    assert len(found) <= len(slaps) + 1
+    voices = [o for o in onsets if o.kind == VOICE]
+    assert len(voices) > 4 * len(found)
+
+
+def test_mute_windows_drop_the_hosts_own_voice(clean):
+    x, _ = clean
+    all_onsets = detect_onsets(x)
+    mute = MuteWindows(tail=0.0)
+    mute.add(2.0, 5.0)
+    kept = detect_onsets(x, mute=mute)
+    assert all(not (2.0 <= o.t < 5.0) for o in kept)
+    assert [o for o in all_onsets if not (2.0 <= o.t < 5.0)] == kept
+    assert len(kept) < len(all_onsets)
+
+
+def test_decisions_come_within_the_look_ahead(clean):
+    x, _ = clean
+    for o in detect_onsets(x):
+        assert o.detected_t >= o.t
+        if o.kind == VOICE:  # slaps wait a little longer to see their decay
+            assert o.detected_t - o.t <= 0.12
+
+
+def test_real_recording_onsets():
+    wav = REAL / "madmom" / "sample.wav"
+    ann = REAL / "madmom" / "sample.onsets"
+    assert wav.exists(), f"the real recordings are missing: {REAL}"
+    ref = [float(line) for line in ann.read_text().split() if not line.startswith("#")
+           and line.replace(".", "").isdigit()]
+    est = [o.t for o in detect_onsets(read_audio(wav))]
+    assert f_measure(ref, est) >= 0.7
+
+
+def test_silence_and_steady_noise_give_no_onsets():
+    rng = np.random.default_rng(1)
+    assert detect_onsets(np.zeros(16000 * 2, dtype=np.float32)) == []
+    noise = (0.05 * rng.standard_normal(16000 * 4)).astype(np.float32)
+    assert len(detect_onsets(noise)) <= 1
