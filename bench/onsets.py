@@ -1,0 +1,183 @@
+"""``python -m bench onsets``: the streaming onset detector and chant tracker vs librosa.
+
+Side by side in one run, on the committed chant fixtures and on the real
+annotated recording (madmom's sample):
+
+* F-measure, precision, recall (mir_eval, 50 ms window);
+* mean timing error of the matched onsets (signed and absolute);
+* error of each located last Tum (median and 95th percentile, ms), with
+  librosa's onsets fed through the same tracker for comparison;
+* latency: when ours decides an onset after it began (median, ms); librosa
+  is offline and sees the whole file, so it has none to report;
+* CPU seconds per second of audio.
+
+librosa runs with its defaults (``onset_detect(y, sr)``), offline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from bench._metrics import Fixture, chant_fixtures, f_measure, real_fixture, timing_errors
+
+
+def _ours(x: np.ndarray, rate: int = 16000):
+    from voicehost.audio.blocks import blocks_from_array
+    from voicehost.audio.onsets import OnsetDetector
+
+    det = OnsetDetector(rate=rate)
+    t0 = time.process_time()
+    onsets = det.run(blocks_from_array(x, rate, 1600))
+    cpu = time.process_time() - t0
+    return onsets, cpu
+
+
+def _librosa(path):
+    """librosa as its users run it: ``load`` at its default 22050 Hz, then ``onset_detect``."""
+    import librosa
+
+    y, sr = librosa.load(str(path))
+    t0 = time.process_time()
+    times = librosa.onset.onset_detect(y=y, sr=sr, units="time")
+    cpu = time.process_time() - t0
+    return np.asarray(times), cpu
+
+
+def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float], int]:
+    """Errors (s) of the tracker's last Tums against the truth, and how many it found."""
+    from voicehost.audio.chant import track
+
+    tr = track(onsets, truth.get("expected_tums", 3),
+               truth.get("reversed_from_bar") == 0, follow=True, end_t=duration)
+    located = [b.last_tum for b in tr.bars if b.last_tum is not None]
+    errs = []
+    for bar in truth["bars"]:
+        if not located:
+            break
+        j = int(np.argmin([abs(t - bar["last_tum"]) for t in located]))
+        if abs(located[j] - bar["last_tum"]) <= 0.15:
+            errs.append(located[j] - bar["last_tum"])
+    return errs, len(truth["bars"])
+
+
+def evaluate(fx: Fixture) -> dict:
+    from voicehost.audio.onsets import Onset
+    from voicehost.audio.sources import read_audio
+
+    x = read_audio(fx.wav)
+    dur = len(x) / 16000
+    ours, cpu_o = _ours(x)
+    lib, cpu_l = _librosa(fx.wav)
+    est_o = np.array([o.t for o in ours])
+    row: dict = {"name": fx.name, "duration": dur}
+    for key, est, cpu in (("ours", est_o, cpu_o), ("librosa", lib, cpu_l)):
+        F, P, R = f_measure(fx.onsets, est)
+        e = timing_errors(fx.onsets, est)
+        row[key] = {"F": F, "P": P, "R": R, "n": len(est),
+                    "err_mean_ms": float(np.mean(e) * 1000) if len(e) else None,
+                    "abs_err_mean_ms": float(np.mean(np.abs(e)) * 1000) if len(e) else None,
+                    "cpu_per_s": cpu / dur, "errors": list(e)}
+    lat = [o.detected_t - o.t for o in ours if o.kind == "voice"]
+    row["ours"]["latency_ms"] = float(np.median(lat) * 1000) if lat else None
+    row["ours"]["latency_p95_ms"] = float(np.percentile(lat, 95) * 1000) if lat else None
+    if "bars" in fx.truth:
+        e_o, n = _last_tum_errors(ours, fx.truth, dur)
+        lib_onsets = [Onset(float(t), 1.0, "voice", float(t)) for t in lib]
+        e_l, _ = _last_tum_errors(lib_onsets, fx.truth, dur)
+        row["ours"]["last_tum"] = e_o
+        row["librosa"]["last_tum"] = e_l
+        row["bars"] = n
+    return row
+
+
+def _agg(rows: list[dict], key: str) -> dict:
+    ref = sum(r[key]["n"] for r in rows)
+    out = {}
+    # Pool the scores weighted by the reference onsets of each file.
+    w = np.array([max(1, len(r.get("ref", [])) or 1) for r in rows], dtype=float)
+    for m in ("F", "P", "R"):
+        out[m] = float(np.average([r[key][m] for r in rows], weights=w))
+    errs = [e for r in rows for e in r[key]["errors"]]
+    out["abs_err_mean_ms"] = float(np.mean(np.abs(errs)) * 1000) if errs else float("nan")
+    out["err_mean_ms"] = float(np.mean(errs) * 1000) if errs else float("nan")
+    lt = [e for r in rows for e in r[key].get("last_tum", [])]
+    nb = sum(r.get("bars", 0) for r in rows)
+    out["last_tum_found"] = f"{len(lt)}/{nb}" if nb else "-"
+    out["last_tum_med_ms"] = float(np.median(np.abs(lt)) * 1000) if lt else float("nan")
+    out["last_tum_p95_ms"] = float(np.percentile(np.abs(lt), 95) * 1000) if lt else float("nan")
+    dur = sum(r["duration"] for r in rows)
+    out["cpu_per_s"] = float(sum(r[key]["cpu_per_s"] * r["duration"] for r in rows) / dur)
+    lats = [r[key].get("latency_ms") for r in rows if r[key].get("latency_ms") is not None]
+    out["latency_ms"] = float(np.median(lats)) if lats else None
+    out["n"] = ref
+    return out
+
+
+def _fmt(v, spec: str = ".3f") -> str:
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return "-"
+    return format(v, spec) if not isinstance(v, str) else v
+
+
+def print_table(groups: list[tuple[str, list[dict]]]) -> None:
+    cols = ["group", "who", "F", "P", "R", "|err| ms", "err ms", "lastTum", "LT med",
+            "LT p95", "lat ms", "CPU s/s", "F/lib", "CPU/lib"]
+    lines = []
+    for label, rows in groups:
+        if not rows:
+            continue
+        o, lb = _agg(rows, "ours"), _agg(rows, "librosa")
+        for who, a in (("voicehost", o), ("librosa", lb)):
+            ratio_f = a["F"] / lb["F"] if lb["F"] else float("inf")
+            ratio_c = a["cpu_per_s"] / lb["cpu_per_s"] if lb["cpu_per_s"] else float("nan")
+            lines.append([label if who == "voicehost" else "", who, _fmt(a["F"]), _fmt(a["P"]),
+                          _fmt(a["R"]), _fmt(a["abs_err_mean_ms"], ".1f"),
+                          _fmt(a["err_mean_ms"], "+.1f"), a["last_tum_found"],
+                          _fmt(a["last_tum_med_ms"], ".1f"), _fmt(a["last_tum_p95_ms"], ".1f"),
+                          _fmt(a["latency_ms"], ".0f") if who == "voicehost" else "offline",
+                          _fmt(a["cpu_per_s"], ".4f"), _fmt(ratio_f, ".2f"), _fmt(ratio_c, ".2f")])
+    widths = [max(len(str(c)), *(len(str(l[i])) for l in lines)) for i, c in enumerate(cols)]
+    print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
+    print("  ".join("-" * w for w in widths))
+    for l in lines:
+        print("  ".join(str(v).ljust(w) for v, w in zip(l, widths)))
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench onsets", description=__doc__.splitlines()[0])
+    ap.add_argument("--per-file", action="store_true", help="also one line per recording")
+    ap.add_argument("--json", metavar="PATH", help="write every figure to a JSON file")
+    args = ap.parse_args(argv)
+    fixtures = chant_fixtures()
+    real = real_fixture()
+    rows = []
+    for fx in fixtures + ([real] if real else []):
+        r = evaluate(fx)
+        r["snr_db"] = fx.truth.get("snr_db")
+        r["noise"] = fx.truth.get("noise")
+        rows.append(r)
+    chant = [r for r in rows if "bars" in r]
+    groups = [
+        ("chant: all", chant),
+        ("chant: clean to 20 dB", [r for r in chant if r["snr_db"] is None or r["snr_db"] >= 20]),
+        ("chant: 10-15 dB", [r for r in chant if r["snr_db"] is not None and 10 <= r["snr_db"] < 20]),
+        ("chant: 10 dB white/pink", [r for r in chant if r["snr_db"] == 10 and r["noise"] != "babble"]),
+        ("chant: 5 dB", [r for r in chant if r["snr_db"] is not None and r["snr_db"] < 10]),
+        ("chant: babble", [r for r in chant if r["noise"] == "babble"]),
+        ("real: madmom sample", [r for r in rows if "bars" not in r]),
+    ]
+    if args.per_file:
+        groups += [(r["name"], [r]) for r in rows]
+    print_table(groups)
+    print("\nF/P/R: mir_eval onsets, 50 ms window. |err|/err: matched onsets' timing error. "
+          "lastTum: bars whose last Tum the tracker located within 150 ms (LT med/p95: abs error); "
+          "librosa's onsets go through the same tracker. lat: when voicehost decides an onset "
+          "after it began (median). CPU s/s: CPU seconds per second of audio.")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1, default=float)
+    return 0
