@@ -216,13 +216,14 @@ class ChantTracker:
             return
         # Half-beat of a slot waiting to close?
         for s in self._closing:
-            if (s.onset is not None and s.half is None
-                    and abs(o.t - (s.t + s.period / 2)) <= self._half_tol(s.period)):
+            if (s.onset is not None and s.half is None and o.kind != SLAP
+                    and self._half_window(o.t - s.t, s.period)):
                 s.half = o
                 self._last_heard = o.t
                 return
         slot = self._slot
         assert slot is not None
+        self._last_heard = max(self._last_heard, o.t)  # the table is still singing
         tol = self._tol(self._period)
         if abs(o.t - slot.b) <= tol:
             if slot.onset is None or (slot.onset.kind == SLAP and o.kind != SLAP):
@@ -233,35 +234,62 @@ class ChantTracker:
                     self._emit_last_tum(slot, out)
 
     def _acquire(self, o: Onset, out: list[Event]) -> None:
-        self._recent.append(o)
-        self._recent = self._recent[-4:]
-        if len(self._recent) < 4:
-            return
-        t = [x.t for x in self._recent]
-        ioi = [t[1] - t[0], t[2] - t[1], t[3] - t[2]]
-        for units, dbl in (((1, 1, 2), 0), ((2, 1, 1), 1)):
-            h = sum(ioi) / sum(units)
-            if not (60.0 / MAX_BPM <= 2 * h <= 60.0 / MIN_BPM):
-                continue
-            if all(abs(i - u * h) <= 0.22 * h for i, u in zip(ioi, units)):
-                self._lock(self._recent, dbl, 2 * h, out)
-                return
+        """Lock on three beats a period apart with an onset on one half beat.
 
-    def _lock(self, ons: list[Onset], dbl: int, period: float, out: list[Event]) -> None:
+        The three beats are "Drak, Tum, Tum" (the half beat after the first)
+        or "Tum, Drak, Tum" (after the second); onsets in between that fit
+        neither are ignored, so one stray onset does not delay the lock.
+        """
+        self._recent.append(o)
+        self._recent = self._recent[-8:]
+        r = self._recent
+        n = len(r)
+        if n < 4:
+            return
+        d = r[-1]  # the newest onset is always the last beat of the pattern
+        best = None
+        for ci in range(n - 2, 0, -1):
+            c = r[ci]
+            period = d.t - c.t
+            if not (60.0 / MAX_BPM <= period <= 60.0 / MIN_BPM):
+                continue
+            for ai in range(ci - 1, -1, -1):
+                a = r[ai]
+                if abs((c.t - a.t) - period) > 0.2 * period:
+                    continue
+                p = (d.t - a.t) / 2
+                for lo, hi, dbl in ((ai, ci, ai), (ci, n - 1, ci)):
+                    base = r[dbl].t
+                    mids = [k for k in range(lo + 1, hi)
+                            if self._half_window(r[k].t - base, p)]
+                    if not mids:
+                        continue
+                    # Onsets inside the pattern that it does not explain: a
+                    # pattern at twice the true period skips real beats.
+                    extra = (n - 1 - ai) - 3
+                    key = (extra, p)
+                    if extra == 0 and (best is None or key < best[0]):
+                        beats = [a, c, d]
+                        best = (key, beats, beats.index(r[dbl]), r[mids[0]], p)
+        if best is not None:
+            self._lock(best[1], best[2], best[3], best[4], out)
+
+    def _half_window(self, dt: float, period: float) -> bool:
+        """Whether an onset ``dt`` after a beat's onset is that beat's half beat ("kar")."""
+        return 0.4 * period <= dt <= 0.75 * period
+
+    def _lock(self, beats: list[Onset], dbl: int, half: Onset, period: float,
+              out: list[Event]) -> None:
         self._period = period
         self._ref_period = period
         self._apply_song()
-        # Slots from the double on: the double, then one slot per remaining onset.
-        beat_onsets = [ons[dbl]] + list(ons[dbl + 2 :])
         self._pos = 0 if not self.reversed else self.tums
-        first = True
-        for k, bo in enumerate(beat_onsets):
+        for k, bo in enumerate(beats[dbl:]):
             slot = _Slot(b=bo.t, period=period, onset=bo, pos=self._pos)
-            if first:
-                slot.half = ons[dbl + 1]
-                first = False
+            if k == 0:
+                slot.half = half
             self._last_heard = bo.t
-            if k < len(beat_onsets) - 1:
+            if bo is not beats[-1]:
                 self._closing.append(slot)
                 self._pos_after(slot)
             else:
@@ -276,7 +304,7 @@ class ChantTracker:
         while self._period is not None:
             progressed = False
             for s in list(self._closing):
-                if now > s.t + s.period / 2 + self._half_tol(s.period):
+                if now > s.t + 0.75 * s.period:
                     self._closing.remove(s)
                     self._classify(s, out)
                     progressed = True
@@ -333,8 +361,11 @@ class ChantTracker:
         double = s.onset is not None and s.half is not None
         expected_double = 0 if not self.reversed else self.tums
         if double and s.pos != expected_double:
-            self._wrong(s, out)
-            return
+            if self._wrong(s, out):
+                return
+            # Not a song anyone sings (no Tum at all): a stray onset on the half beat.
+            double = False
+            s.half = None
         if s.pos == 0 and not self.reversed:
             self._uncertain = not double
             self._new_bar(s, out)
@@ -385,10 +416,22 @@ class ChantTracker:
             bar.last_tum = bar.beats[-1]
         self.bars.append(bar)
 
-    def _wrong(self, s: _Slot, out: list[Event]) -> None:
-        """A double where the expected song has none: count the Tums really sung."""
+    def _wrong(self, s: _Slot, out: list[Event]) -> bool:
+        """A double where the expected song has none: count the Tums really sung.
+
+        Returns False (and changes nothing) when the count makes no song.
+        """
         bar = self._bar
         n_tums = self.tums
+        if bar is None:
+            return False
+        prev_beats = len(self.bars[-1].beats) if (self._uncertain and self.bars) else 0
+        if not self.reversed:
+            preview = (prev_beats - 1 + len(bar.beats)) if prev_beats else len(bar.beats) - 1
+        else:
+            preview = (prev_beats - 1 + len(bar.beats)) if prev_beats else len(bar.beats)
+        if preview < 1:
+            return False
         if not self.reversed:
             # Beats since the bar began (the bar holds the slots before this one).
             sung = len(bar.beats) - 1 if bar is not None else s.pos - 1
@@ -416,7 +459,7 @@ class ChantTracker:
                     self._prev_double = s
                     s.pos = self.tums
                     self._pos_after_fix(s)
-                    return
+                    return True
             else:
                 heard = sung
             bar.tums = heard
@@ -454,6 +497,7 @@ class ChantTracker:
             s.pos = self.tums
             self._prev_double = s
             self._pos_after_fix(s)
+        return True
 
     def _pos_after_fix(self, s: _Slot) -> None:
         """Re-number the slots after ``s`` now that ``s`` has a new position."""
