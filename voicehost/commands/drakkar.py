@@ -1,0 +1,46 @@
+"""``voicehost drakkar``: host a Drakkar Tum Tum game, live or from a recording."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+HELP = "host a Drakkar Tum Tum game (microphone, or --input WAV with --declarations)"
+ORDER = 20
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--input", type=Path, metavar="WAV",
+                        help="host a recorded game from this audio file instead of the microphone")
+    parser.add_argument("--declarations", type=Path, metavar="JSON",
+                        help="the recording's declarations sidecar (who played what, when)")
+    parser.add_argument("--players", metavar="NAMES",
+                        help="comma-separated player names, first player first (ann,bo,cy); "
+                             "not needed when the declarations give the setup")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed for the digital deck's shuffle (default 0)")
+    parser.add_argument("--variant", default=None, metavar="percussionist:red|yellow",
+                        help="play the percussionist variant")
+    parser.add_argument("--windows", default="normal", choices=("easy", "normal", "hard"),
+                        help="timing windows: easy 200 ms, normal 120 ms, hard 60 ms")
+    parser.add_argument("--journal", type=Path, metavar="PATH",
+                        help="journal every event here (continue a crashed game with "
+                             "'voicehost resume PATH')")
+    parser.add_argument("--quiet", action="store_true", help="print what the host says, do not speak")
+    parser.add_argument("--large", action="store_true",
+                        help="large terminal view (song, beat, ship, turn, hands)")
+    parser.add_argument("--input-device", metavar="NAME|INDEX",
+                        help="microphone to listen to (live play), by name or index")
+    parser.add_argument("--output-device", metavar="NAME|INDEX",
+                        help="where the host's voice plays, by name or index")
+    parser.add_argument("--pace", type=float, default=None, metavar="X",
+                        help="with --input: play the recording at X times real time "
+                             "(1 = as the table sang it; default: as fast as possible)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the result (final state, plays, timing) as JSON at the end")
+
+
+def run(args: argparse.Namespace) -> int:
+    from voicehost.hosts.drakkar_run import host_from_args
+
+    return host_from_args(args)

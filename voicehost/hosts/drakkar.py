@@ -1,0 +1,757 @@
+"""The Drakkar Tum Tum host: the table's chant, its declarations, the rules and the voice.
+
+The host is online (madmom style: all state in the object). It is fed blocks
+of audio one at a time (:meth:`DrakkarHost.feed`) from a file or from the
+microphone, and declarations (:meth:`DrakkarHost.declare`) stamped on the
+same sample clock, so a recording and a live table run the very same code.
+Time is always the sample clock, never the wall clock.
+
+Per block: the onset detector, then the chant tracker (told the song the
+game expects), then every declaration whose audio is complete (up to
+``t + SLAP_SEARCH`` plus the detector's look-ahead) is judged, journalled
+and applied through the rules, in time order with the tracker's events.
+
+Decisions where the issue and design leave room (documented in the README):
+
+* **Warm-up.** After the song (re)starts, two bars are warm-up and the game
+  starts on the third: a play declared before the third bar has started is
+  refused with a spoken hint ("Not yet ... the game starts on the third
+  song"), the card stays in the hand and nothing is journalled. Between a
+  stopping event (mistake, lookout) and the moment the tracker hears the
+  song stop, plays are refused the same way.
+* **Timing.** The judge's ``early``, ``late`` and ``no_song`` are the rules'
+  ``off_beat`` (a mistake for the active player); out of turn is the rules'
+  business whatever the timing.
+* **The song.** After every play the tracker is told the new song; it is
+  told already when a play is declared (the card and section fix the song,
+  the timing does not), so a slow key press never makes the next bar look
+  like the wrong song.
+* **Stuck player.** When the active player holds no card that fits (only
+  lookouts on a mixed ship), the rules have no pass: the host says so, and
+  the game goes on when another player plays out of turn (a mistake: their
+  card stays and changes the ship, they draw nothing). A lookout declared
+  anyway is refused aloud, like any illegal play.
+* **Discards owed** (Inhospitable Island): a declared discard is applied;
+  if the next play comes first, the rules' default discards are applied and
+  journalled, and the host says who dropped a card.
+* **Latency.** Live key presses are stamped when the host sees them; the
+  calibrated input latency is subtracted from them before judging. A
+  recording's sidecar times are exact, so no latency applies there.
+* **Resume.** Only rules events are journalled (``play``/``discard``, with
+  the verdict and the sample clock as extra fields, which record replay
+  accepts). Resuming a recording feeds its audio again from the start
+  without speaking and takes every play the journal already holds from the
+  journal (not judged again), so the tracker is in the same phase as before
+  the crash; live, the rules state is rebuilt and the table warms up again.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from voicehost.audio.judge import SLAP_SEARCH, Judge, Verdict
+from voicehost.games import drakkar
+from voicehost.games.drakkar import Card, DrakkarState
+from voicehost.hosts.announce import Announcer
+from voicehost.hosts.drakkar_declarations import (
+    DISCARD,
+    Declaration,
+    DeclarationError,
+    load_sidecar,
+    resolve_card,
+)
+
+#: Seconds of audio after a declaration before it is judged: the slap
+#: search window plus the onset detector's look-ahead and back-tracking.
+JUDGE_DELAY = SLAP_SEARCH + 0.1
+#: Bars of warm-up after the song (re)starts; the game starts on the next one.
+WARMUP_BARS = 2
+
+WORDS = {1: "one", 2: "two", 3: "three"}
+
+WARMUP = "warmup"
+STOPPED = "stopped"
+GAME = "game"
+
+
+@dataclass
+class JudgedPlay:
+    """A play the rules took (accepted or refused by them), with its verdict."""
+
+    t: float
+    player: str
+    card: str
+    slot: int
+    timing: str
+    verdict: Verdict | None
+    mistake: str | None = None
+
+    @property
+    def offset_ms(self) -> float | None:
+        return None if self.verdict is None else self.verdict.offset_ms
+
+
+@dataclass
+class PlayerTiming:
+    """A player's accuracy over their judged plays, as rhythm games show it."""
+
+    player: str
+    plays: int
+    on_beat: int
+    mean_ms: float | None
+    spread_ms: float | None
+
+    def say(self) -> str:
+        name = self.player[:1].upper() + self.player[1:]
+        if not self.plays or self.mean_ms is None:
+            return f"{name}: no judged play."
+        early = "late" if self.mean_ms >= 0 else "early"
+        return (f"{name}: {self.on_beat} of {self.plays} on the beat, "
+                f"{abs(self.mean_ms):.0f} ms {early} on average, spread {self.spread_ms:.0f} ms.")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"player": self.player, "plays": self.plays, "on_beat": self.on_beat,
+                "mean_ms": None if self.mean_ms is None else round(self.mean_ms, 1),
+                "spread_ms": None if self.spread_ms is None else round(self.spread_ms, 1)}
+
+
+@dataclass
+class DrakkarResult:
+    """How a hosted game went: final state, plays, timing and what was said."""
+
+    state: DrakkarState
+    plays: list[JudgedPlay]
+    timing: list[PlayerTiming]
+    lines: list[str]
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    heard: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def result(self) -> str:
+        return self.state.result
+
+    @property
+    def reason(self) -> str | None:
+        return self.state.reason
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "result": self.state.result,
+            "reason": self.state.reason,
+            "islands_found": len(self.state.islands_found),
+            "plays": [{"t": round(p.t, 4), "player": p.player, "card": p.card, "slot": p.slot,
+                       "timing": p.timing, "mistake": p.mistake,
+                       "verdict": None if p.verdict is None else p.verdict.as_dict()}
+                      for p in self.plays],
+            "timing": [t.to_dict() for t in self.timing],
+            "refused": self.refused,
+            "heard": self.heard,
+            "final": drakkar.replay_output(drakkar.Replay(self.state)),
+        }
+
+
+def timing_summary(players: Sequence[str], plays: Iterable[JudgedPlay]) -> list[PlayerTiming]:
+    """Mean offset and spread (population standard deviation) per player, in ms."""
+    plays = list(plays)
+    out = []
+    for p in players:
+        offs = [x.offset_ms for x in plays if x.player == p and x.offset_ms is not None]
+        on = sum(1 for x in plays if x.player == p and x.verdict is not None
+                 and x.verdict.verdict == "on_beat")
+        n = sum(1 for x in plays if x.player == p and x.verdict is not None)
+        mean = statistics.fmean(offs) if offs else None
+        spread = statistics.pstdev(offs) if len(offs) > 1 else (0.0 if offs else None)
+        out.append(PlayerTiming(p, n, on, mean, spread))
+    return out
+
+
+def phase_at(t: float, bar_starts: Sequence[float], stops: Sequence[float],
+             stop_requests: Sequence[float], onsets: Sequence[float] = (),
+             bar_len: float | None = None) -> tuple[str, int]:
+    """Where the song is at time ``t``: warm-up, stopped (waiting), or game.
+
+    Returns the phase and the number of bars begun since the song last
+    (re)started. ``stops`` are the times the tracker heard the song stop,
+    ``stop_requests`` the times the host stopped it (a mistake, a lookout).
+    The tracker needs most of a bar to lock, so it may report its first bar
+    start one bar late: with ``onsets`` (all onset times) and ``bar_len``,
+    the bars sung before the first reported bar start are counted too.
+    """
+    last_stop = max((s for s in stops if s <= t), default=-math.inf)
+    requests = [r for r in stop_requests if last_stop < r < t]
+    # The song restarts where it stopped, or where the host stopped it if the
+    # tracker has not heard it stop yet (a table that sings on after "Stop!"
+    # warms up again with the bars it sings).
+    start = max([last_stop] + requests)
+    since = [b for b in bar_starts if start < b <= t + 1e-6]
+    bars = len(since)
+    if requests and bars == 0:
+        return STOPPED, 0
+    if since and bar_len:
+        first = next((o for o in onsets if start < o <= since[0] + 1e-6), None)
+        if first is not None:
+            bars += min(WARMUP_BARS, max(0, int(round((since[0] - first) / bar_len))))
+    return (GAME if bars > WARMUP_BARS else WARMUP), bars
+
+
+def song_words(tums: int, reversed: bool = False) -> str:
+    tum = " ".join(["Tum"] * tums)
+    return f"{tum} Drakkar" if reversed else f"Drakkar {tum}"
+
+
+def _cap(name: str) -> str:
+    return name[:1].upper() + name[1:]
+
+
+def danger_names(state: DrakkarState) -> list[str]:
+    names = []
+    for card in state.tops():
+        if card is not None and card.kind.value in ("goblin", "kraken", "dragon"):
+            names.append(card.spoken)
+    return names
+
+
+def wrong_song_line(state: DrakkarState, heard: int) -> str:
+    """"You are singing three Tums: the ship has a Kraken, sing Drakkar Tum Tum"."""
+    song = state.song
+    dangers = danger_names(state)
+    if dangers:
+        why = "the ship has " + " and ".join(f"a {d}" for d in dangers)
+    else:
+        why = "the ship has no danger"
+    sing = song_words(song.tums, song.reversed)
+    if heard not in WORDS:  # the tracker lost count: do not quote a number nobody sang
+        return f"That is not the song: {why}, sing {sing}."
+    tums = f"{WORDS[heard]} Tum" + ("" if heard == 1 else "s")
+    return f"You are singing {tums}: {why}, sing {sing}."
+
+
+class DrakkarHost:
+    """Hosts one Drakkar game from blocks of audio and declarations.
+
+    Parameters
+    ----------
+    state
+        The rules state to start from (a new game, or one rebuilt by resume).
+    announcer
+        Says (or prints) every line.
+    journal
+        Optional open :class:`~voicehost.journal.Journal`: every rules event
+        is appended (fsync'd) before the host acts on it.
+    windows
+        Judge windows: "normal", "easy", "hard" or a half-width in ms.
+    latency
+        Seconds subtracted from keyboard declarations (calibration).
+    resume_events
+        Journal events already decided (resuming a recording): the plays are
+        taken from here, silently, until they are used up.
+    mute
+        Optional mute windows for the onset detector (live, half duplex).
+    """
+
+    def __init__(self, state: DrakkarState, announcer: Announcer, journal=None,
+                 windows: str | float = "normal", latency: float = 0.0,
+                 rate: int = 16000, resume_events: Sequence[dict] | None = None,
+                 mute=None, intro: bool = True):
+        from voicehost.audio.chant import ChantTracker
+        from voicehost.audio.onsets import OnsetDetector
+
+        self.state = state
+        self.announcer = announcer
+        self.journal = journal
+        self.latency = float(latency)
+        self.rate = rate
+        self.detector = OnsetDetector(rate=rate, mute=mute)
+        song = state.song
+        self.tracker = ChantTracker(song.tums, song.reversed)
+        self.judge = Judge(windows)
+        self.clock = 0.0
+        self.last_tums: list[float] = []
+        self.slaps: list[float] = []
+        self.stops: list[float] = []
+        self.bar_starts: list[float] = []
+        self.onset_times: list[float] = []
+        self._period: float | None = None
+        self._bar_pending: Any = None
+        self.stop_requests: list[float] = []
+        self.plays: list[JudgedPlay] = []
+        self.refused: list[dict[str, Any]] = []
+        self.heard = {"onsets": 0, "bars": 0, "stopped": 0, "wrong_song": 0, "tempo": 0}
+        self._pending: list[Declaration] = []
+        self._arrived: set[int] = set()
+        self._tracker_events: list[Any] = []
+        self._resume = list(resume_events or [])
+        self._fast_forward = bool(self._resume)
+        if self._fast_forward:
+            announcer.silent = True
+        self._players_by_seat = list(state.players)
+        if intro and not self._fast_forward:
+            self._intro()
+
+    # -- public API ------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.state.is_over
+
+    @property
+    def fast_forwarding(self) -> bool:
+        return self._fast_forward
+
+    def phase(self, t: float | None = None) -> tuple[str, int]:
+        t = self.clock if t is None else t
+        song = self.state.song
+        bar_len = self._period * (song.tums + 1) if self._period else None
+        return phase_at(t, self.bar_starts, self.stops, self.stop_requests, self.onset_times,
+                        bar_len)
+
+    def declare(self, decl: Declaration) -> None:
+        """Queue a declaration (sidecar, keyboard); it is judged when its audio is in."""
+        if decl.source == "keyboard" and self.latency:
+            decl = Declaration(max(0.0, decl.t - self.latency), decl.player, decl.card,
+                               decl.slot, decl.type, decl.source)
+        if decl.player and decl.player.startswith("#seat"):
+            seat = int(decl.player[5:])
+            if seat >= len(self.state.players):
+                self.say(f"There is no seat {seat + 1}.", decl.t, "refusal")
+                return
+            decl = Declaration(decl.t, self.state.players[seat], decl.card, decl.slot,
+                               decl.type, decl.source)
+        self._pending.append(decl)
+        self._pending.sort(key=lambda d: d.t)
+
+    def feed(self, block) -> None:
+        """Process the next block of audio (a :class:`~voicehost.audio.blocks.Block`)."""
+        if self.done:
+            return
+        onsets = self.detector.process(block)
+        self.clock = block.end / block.rate
+        self._take(onsets, self.clock)
+        self._step()
+
+    def finish(self) -> DrakkarResult:
+        """The audio ended (or the table quit): flush, then report the result."""
+        if not self.done:
+            onsets = self.detector.flush()
+            self._take(onsets, self.clock)
+            self._take([], self.clock + 2.0, finish=True)
+            self.clock += 2.0
+            self._step(final=True)
+        if self._fast_forward:
+            self._end_fast_forward()
+        if not self.done:
+            self.say("The recording ended before the voyage did.", self.clock, "end")
+        return self.result()
+
+    def result(self) -> DrakkarResult:
+        return DrakkarResult(self.state, list(self.plays),
+                             timing_summary(self.state.players, self.plays),
+                             self.announcer.texts, list(self.refused), dict(self.heard))
+
+    def say(self, text: str, t: float | None = None, kind: str = "info") -> None:
+        self.announcer.say(text, self.clock if t is None else t, kind)
+
+    # -- audio -----------------------------------------------------------------
+    def _take(self, onsets, now: float, finish: bool = False) -> None:
+        from voicehost.audio.onsets import SLAP
+
+        self.heard["onsets"] += len(onsets)
+        self.onset_times.extend(o.t for o in onsets)
+        self.slaps.extend(o.t for o in onsets if o.kind == SLAP)
+        events = self.tracker.finish(now - 2.0) if finish else self.tracker.process(onsets, now)
+        if self.tracker.bpm:
+            self._period = 60.0 / self.tracker.bpm
+        for e in events:
+            name = type(e).__name__
+            if name == "LastTum":
+                self.last_tums.append(e.t)
+            elif name == "SongStopped":
+                self.stops.append(e.t)
+                self._tracker_events.append(e)
+            elif name == "BarStart":
+                self._bar_pending = e
+            elif name == "Beat" and e.index == 0 and self._bar_pending is not None:
+                # A bar counts once its first beat was heard: the tracker also
+                # closes the bar it expected when the table stopped.
+                if e.heard and self._bar_pending.index == e.bar:
+                    self.bar_starts.append(self._bar_pending.t)
+                    self._tracker_events.append(self._bar_pending)
+                self._bar_pending = None
+            elif name in ("TempoChanged", "WrongSong"):
+                self._tracker_events.append(e)
+        self._tracker_events.sort(key=lambda e: e.t)
+
+    def _step(self, final: bool = False) -> None:
+        """Handle tracker events and ready declarations in time order."""
+        # Declarations that have arrived: tell the tracker the song they make.
+        for decl in self._pending:
+            if decl.t <= self.clock and id(decl) not in self._arrived:
+                self._arrived.add(id(decl))
+                if decl is self._pending[0]:
+                    self._announce_song_early(decl)
+        while not self.done:
+            decl = self._pending[0] if self._pending else None
+            event = self._tracker_events[0] if self._tracker_events else None
+            if event is not None and (decl is None or event.t < decl.t):
+                self._tracker_events.pop(0)
+                self._on_tracker(event)
+                continue
+            if decl is not None and (final or self.clock >= decl.t + JUDGE_DELAY):
+                self._pending.pop(0)
+                self._on_declaration(decl)
+                continue
+            break
+
+    def _announce_song_early(self, decl: Declaration) -> None:
+        if decl.type == DISCARD or self.phase(decl.t)[0] != GAME:
+            return
+        card = self._card(decl, quiet=True)
+        if card is None or drakkar.check_play(self.state, decl.player, card, decl.slot):
+            return
+        try:
+            after, events = drakkar.play(self.state, decl.player, card, decl.slot, "on_beat")
+        except drakkar.IllegalPlay:
+            return
+        if not after.is_over and not drakkar.singing_stops(events):
+            self.tracker.set_song(after.song.tums, after.song.reversed)
+
+    # -- tracker events ----------------------------------------------------------
+    def _on_tracker(self, e) -> None:
+        name = type(e).__name__
+        if name == "BarStart":
+            self.heard["bars"] += 1
+        elif name == "SongStopped":
+            self.heard["stopped"] += 1
+            previous = max((x for x in self.stops if x < e.t), default=-math.inf)
+            requested = any(previous < r < e.t for r in self.stop_requests)
+            song = self.state.song
+            if requested:
+                return
+            if self._sung_since_restart(e.t):
+                self.say(f"The song stopped: sing again, twice to warm up, "
+                         f"{song_words(song.tums, song.reversed)}.", e.t, "song")
+        elif name == "WrongSong":
+            self.heard["wrong_song"] += 1
+            if self.phase(e.t)[0] != STOPPED:
+                self.say(wrong_song_line(self.state, e.heard_tums), e.t, "song")
+        elif name == "TempoChanged":
+            self.heard["tempo"] += 1
+            faster = "faster" if e.new_bpm > e.old_bpm else "slower"
+            self.say(f"You are singing {faster}: {e.old_bpm:.0f} then {e.new_bpm:.0f} beats "
+                     "a minute. Keep one tempo.", e.t, "song")
+
+    def _sung_since_restart(self, t: float) -> bool:
+        previous = max((s for s in self.stops if s < t), default=-math.inf)
+        return any(previous < b <= t for b in self.bar_starts)
+
+    # -- declarations --------------------------------------------------------------
+    def _card(self, decl: Declaration, quiet: bool = False) -> Card | None:
+        if decl.player not in self.state.hands:
+            if not quiet:
+                self._refuse(decl, f"{decl.player!r} is not playing.")
+            return None
+        card = resolve_card(self.state.hands[decl.player], decl.card)
+        if card is None and not quiet:
+            spoken = decl.card.replace(":", " ")
+            self._refuse(decl, f"{_cap(decl.player)} has no {spoken}.")
+        return card
+
+    def _refuse(self, decl: Declaration, why: str) -> None:
+        self.refused.append({**decl.to_dict(), "why": why})
+        self.say(why, decl.t, "refusal")
+
+    def _on_declaration(self, decl: Declaration) -> None:
+        if decl.player is None:
+            decl = Declaration(decl.t, self.state.turn, decl.card, decl.slot, decl.type,
+                               decl.source)
+        if decl.type == DISCARD:
+            self._on_discard(decl)
+            return
+        phase, bars = self.phase(decl.t)
+        if phase == STOPPED:
+            self._refuse(decl, f"Not now, {_cap(decl.player)}: the song has stopped. "
+                               "Sing twice to warm up, then play.")
+            return
+        if phase == WARMUP:
+            self._refuse(decl, f"Not yet, {_cap(decl.player)}: this is warm-up song "
+                               f"{WORDS.get(bars, 'one')}; the game starts on the third song.")
+            return
+        card = self._card(decl)
+        if card is None:
+            return
+        if self.state.pending_discards:
+            self._default_discards(decl.t)
+        reason = drakkar.check_play(self.state, decl.player, card, decl.slot)
+        if reason:
+            self._refuse(decl, reason)
+            return
+        verdict = None
+        journalled = self._next_resumed("play")
+        if journalled is not None:
+            timing = journalled["timing"]
+            verdict = _verdict_from(journalled)
+        else:
+            verdict = self.judge.judge(decl.t, self.last_tums, self.slaps, self.stops)
+            timing = drakkar.ON_BEAT if verdict.verdict == "on_beat" else drakkar.OFF_BEAT
+            event = drakkar.play_event(decl.player, card, decl.slot, timing)
+            event.update({"t": round(verdict.t, 4), "declared_t": round(decl.t, 4),
+                          "verdict": verdict.verdict,
+                          "offset_ms": None if verdict.offset_ms is None
+                          else round(verdict.offset_ms, 1),
+                          "last_tum": verdict.last_tum, "timed_by": verdict.timed_by,
+                          "clock": round(self.clock, 4), "source": decl.source})
+            self._journal(event)
+        before = self.state
+        try:
+            self.state, events = drakkar.play(self.state, decl.player, card, decl.slot, timing)
+        except drakkar.IllegalPlay as refusal:  # checked above; kept for safety
+            self._refuse(decl, refusal.reason)
+            return
+        mistake = next((e.kind for e in events if isinstance(e, drakkar.Mistake)), None)
+        self.plays.append(JudgedPlay(verdict.t if verdict else decl.t, decl.player, str(card),
+                                     decl.slot, timing, verdict, mistake))
+        self._announce_play(before, decl, card, verdict, events)
+        if drakkar.singing_stops(events) and not self.state.is_over:
+            self._request_stop(decl.t)
+        song = self.state.song
+        if not self.state.is_over and song.tums >= 1:
+            self.tracker.set_song(song.tums, song.reversed)
+        self._check_resume_done()
+
+    def _on_discard(self, decl: Declaration) -> None:
+        card = self._card(decl)
+        if card is None:
+            return
+        try:
+            drakkar.discard(self.state, decl.player, card)
+        except drakkar.IllegalPlay as refusal:
+            self._refuse(decl, refusal.reason)
+            return
+        if self._next_resumed("discard") is None:
+            event = drakkar.discard_event(decl.player, card)
+            event.update({"t": round(decl.t, 4), "clock": round(self.clock, 4)})
+            self._journal(event)
+        self.state, events = drakkar.discard(self.state, decl.player, card)
+        for e in events:
+            self.say(e.say(), decl.t, "rules")
+        self._check_resume_done()
+
+    def _default_discards(self, t: float) -> None:
+        after, events = drakkar.default_discards(self.state)
+        for e in events:
+            if self._next_resumed("discard") is None:
+                ev = drakkar.discard_event(e.player, e.card)
+                ev.update({"t": round(t, 4), "clock": round(self.clock, 4), "default": True})
+                self._journal(ev)
+        self.state = after
+        for e in events:
+            self.say(f"{_cap(e.player)} drops the card received last.", t, "rules")
+
+    def _request_stop(self, t: float) -> None:
+        # Already silent (the stop came before the play, and no bar since): nothing to wait for.
+        last_stop = max(self.stops, default=-math.inf)
+        if last_stop < t and not any(b > last_stop for b in self.bar_starts):
+            return
+        self.stop_requests.append(t)
+
+    # -- speaking ----------------------------------------------------------------
+    def _intro(self) -> None:
+        s = self.state
+        names = ", ".join(_cap(p) for p in s.players[:-1]) + f" and {_cap(s.players[-1])}"
+        song = s.song
+        self.say(f"Drakkar Tum Tum with {names}. {_cap(s.turn)} starts. Sing twice to warm up; "
+                 f"the game starts on the third song: {song_words(song.tums, song.reversed)}.",
+                 0.0, "intro")
+
+    def _announce_play(self, before: DrakkarState, decl: Declaration, card: Card,
+                       verdict: Verdict | None, events: list) -> None:
+        t = decl.t
+        name = _cap(decl.player)
+        mistake = next((e for e in events if isinstance(e, drakkar.Mistake)), None)
+        lines: list[str] = []
+        if mistake is not None:
+            if mistake.kind == drakkar.OUT_OF_TURN:
+                lines.append(f"Stop! Not {name}'s turn: the card stays, but {name} draws none.")
+            elif verdict is not None and verdict.verdict == "late":
+                lines.append(f"Too late, {name} keeps the card on the ship but draws none.")
+            elif verdict is not None and verdict.verdict == "early":
+                lines.append(f"Too early, {name} keeps the card on the ship but draws none.")
+            else:
+                lines.append(f"Stop! No song was going: the card stays, but {name} draws none.")
+        changed = next((e for e in events if isinstance(e, drakkar.SongChanged)), None)
+        island = [e for e in events if isinstance(e, drakkar.IslandRevealed)]
+        for e in events:
+            if isinstance(e, (drakkar.CardDrawn, drakkar.NoDraw, drakkar.Mistake,
+                              drakkar.SongChanged, drakkar.NextPlayer, drakkar.CardPlayed,
+                              drakkar.GameWon, drakkar.GameLost)):
+                continue
+            if isinstance(e, drakkar.IslandRevealed):
+                lines.append(f"Lookout! Stop singing. {e.say()}")
+                continue
+            if isinstance(e, drakkar.ShipCleared):
+                if not self.state.is_over:
+                    lines.append("The ship is cleared: three grey sections again.")
+                continue
+            lines.append(e.say())
+        if changed is not None and not island:
+            kind = card.kind.value
+            what = card.spoken[:1].upper() + card.spoken[1:]
+            if kind in ("goblin", "kraken", "dragon"):
+                lines.append(f"{_cap(card.spoken)}! Now {song_words(changed.tums, changed.reversed)}.")
+            else:
+                lines.append(f"{what} covers the danger! Now "
+                             f"{song_words(changed.tums, changed.reversed)}.")
+        elif mistake is None and not island:
+            lines.append(f"{name}: {card.spoken} on {decl.slot}.")
+        over = self.state.is_over
+        if not over and (mistake is not None or island):
+            song = self.state.song
+            lines.append(f"Sing again, twice to warm up: {song_words(song.tums, song.reversed)}. "
+                         f"{_cap(self.state.turn)} plays first.")
+        elif not over and any(isinstance(e, (drakkar.ExtraTurn, drakkar.TurnReversed))
+                              for e in events):
+            lines.append(f"{_cap(self.state.turn)}, your turn.")
+        for line in lines:
+            self.say(line, t, "play")
+        if over:
+            self._announce_end(t)
+        elif not drakkar.legal_plays(self.state, self.state.turn) and not self.state.pending_discards:
+            self.say(f"{_cap(self.state.turn)}, none of your cards can go on the ship: another "
+                     "player may play out of turn to change it (no draw for them).", t, "hint")
+
+    def _announce_end(self, t: float) -> None:
+        s = self.state
+        if s.result == drakkar.WON:
+            self.say("Land ho, the third island! The crew has won the voyage.", t, "end")
+        else:
+            self.say(f"The voyage is lost. {s.reason or ''}".strip(), t, "end")
+        for timing in timing_summary(s.players, self.plays):
+            self.say(timing.say(), t, "timing")
+
+    # -- journal and resume --------------------------------------------------------
+    def _journal(self, event: dict[str, Any]) -> None:
+        if self.journal is not None:
+            self.journal.append(event)
+
+    def _next_resumed(self, kind: str) -> dict | None:
+        if not self._resume:
+            return None
+        event = self._resume[0]
+        if event.get("type") != kind:
+            return None
+        return self._resume.pop(0)
+
+    def _check_resume_done(self) -> None:
+        if self._fast_forward and not self._resume:
+            self._end_fast_forward()
+
+    def _end_fast_forward(self) -> None:
+        self._fast_forward = False
+        self.announcer.silent = False
+        s = self.state
+        plays = len(self.plays)
+        hands = ", ".join(f"{_cap(p)} {len(s.hands[p])}" for p in s.players)
+        song = s.song
+        self.say(f"Resuming the voyage after {plays} plays: {len(s.islands_found)} of 3 "
+                 f"islands found, cards in hand: {hands}. The song is "
+                 f"{song_words(song.tums, song.reversed)}. {_cap(s.turn)} plays next.",
+                 self.clock, "resume")
+
+
+def _verdict_from(event: dict) -> Verdict | None:
+    if "verdict" not in event:
+        return None
+    return Verdict(float(event.get("t", 0.0)), event.get("last_tum"), event.get("offset_ms"),
+                   event["verdict"], float(event.get("declared_t", event.get("t", 0.0))),
+                   event.get("timed_by", "declaration"))
+
+
+# -- running a recording -----------------------------------------------------------
+def state_for(setup: dict[str, Any] | None, players: Sequence[str] | None, seed: int,
+              variant: str | None = None) -> DrakkarState:
+    """The starting state: the sidecar's printed deck, or a digital deal from ``seed``."""
+    if setup is not None:
+        try:
+            return drakkar.from_setup(setup["players"], setup["deck"], setup["islands"],
+                                      setup.get("variant"))
+        except (KeyError, ValueError) as exc:
+            raise DeclarationError(f"the declarations' setup cannot be played: {exc}") from None
+    if not players:
+        raise DeclarationError("name the players (--players ann,bo) or give a setup.")
+    try:
+        return drakkar.new_game(list(players), random.Random(seed), variant)
+    except ValueError as exc:
+        raise DeclarationError(str(exc)) from None
+
+
+def host_header(state: DrakkarState, run: dict[str, Any]) -> dict[str, Any]:
+    """The journal header: the setup (as a record) plus how the host was run."""
+    record = drakkar.setup_record(state)
+    record.pop("events", None)
+    record.pop("game", None)
+    record["host"] = run
+    return record
+
+
+def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announcer,
+                  journal=None, seed: int = 0, players: Sequence[str] | None = None,
+                  windows: str | float = "normal", resume_events: Sequence[dict] | None = None,
+                  journal_path: str | Path | None = None, on_block=None,
+                  pace: float | None = None) -> DrakkarResult:
+    """Host a whole game from a recording and its declarations sidecar.
+
+    The recording goes through the same pipeline as live play (file source,
+    onset detector, chant tracker, judge). ``journal`` is an open journal to
+    append to; alternatively ``journal_path`` creates one (its header records
+    the WAV, the sidecar and the seed so ``voicehost resume`` can continue).
+    ``pace`` plays the recording at that many times real time (presentation
+    only: every decision uses the sample clock); ``None`` goes as fast as it can.
+    """
+    import time
+
+    from voicehost.audio.sources import FileSource
+
+    source = FileSource(wav)
+    side = load_sidecar(sidecar) if sidecar is not None else None
+    if resume_events is not None and journal is not None:
+        state = drakkar.from_setup(journal.header["players"], journal.header["deck"],
+                                   journal.header["islands"], journal.header.get("variant"))
+    else:
+        state = state_for(side.setup if side else None, players, seed)
+    if journal is None and journal_path is not None:
+        from voicehost.journal import Journal
+
+        run = {"mode": "recording", "input": str(Path(wav).resolve()),
+               "declarations": None if sidecar is None else str(Path(sidecar).resolve()),
+               "seed": seed, "windows": windows, "pace": pace}
+        journal = Journal.create(journal_path, "drakkar", host_header(state, run))
+    host = DrakkarHost(state, announcer, journal, windows=windows, rate=source.rate,
+                       resume_events=resume_events)
+    for decl in (side.declarations if side else []):
+        if decl.player is not None and decl.player not in state.players:
+            raise DeclarationError(f"a declaration names player {decl.player!r}, who is not "
+                                   f"among the players ({', '.join(state.players)}).")
+        host.declare(decl)
+    created = journal_path is not None and resume_events is None
+    wall0 = time.monotonic()
+    try:
+        for block in source.blocks():
+            if pace and not host.fast_forwarding:
+                ahead = block.t / pace - (time.monotonic() - wall0)
+                if ahead > 0:
+                    time.sleep(ahead)
+            elif host.fast_forwarding:
+                wall0 = time.monotonic() - block.t / pace if pace else wall0
+            host.feed(block)
+            if on_block is not None:
+                on_block(host)
+            if host.done:
+                break
+        return host.finish()
+    finally:
+        if created and journal is not None:
+            journal.close()

@@ -1,0 +1,287 @@
+"""Running the Drakkar host from the command line: recordings, the microphone, resume.
+
+The host itself (:mod:`voicehost.hosts.drakkar`) does no I/O beyond its
+journal; this module opens what the command line names (files, devices,
+the terminal), wires the announcer and the ``--large`` view, and reports
+the result.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Iterator
+
+from voicehost.errors import DeviceError, RecordError, VoicehostError
+from voicehost.games import drakkar
+from voicehost.hosts.announce import Announcer, default_voice
+from voicehost.hosts.drakkar import (
+    DrakkarHost,
+    DrakkarResult,
+    host_header,
+    run_recording,
+    song_words,
+    state_for,
+)
+from voicehost.hosts.drakkar_declarations import KeyParser, key_help
+
+
+class UsageError(VoicehostError):
+    """Options that do not go together."""
+
+
+def _players(text: str | None) -> list[str] | None:
+    if not text:
+        return None
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    if len(names) < 2:
+        raise UsageError("give at least two players, e.g. --players ann,bo.")
+    return names
+
+
+def make_announcer(quiet: bool, output_device: Any = None, mute=None) -> Announcer:
+    voice = default_voice(quiet, output_device)
+    return Announcer(voice=voice, quiet=quiet, mute=mute)
+
+
+def status_rows(host: DrakkarHost) -> list[tuple[str, str]]:
+    """What the ``--large`` view shows (everything in it is also spoken)."""
+    s = host.state
+    song = s.song
+    phase, bars = host.phase()
+    beat = f"{host.tracker.bpm:.0f} BPM" if host.tracker.bpm else "listening"
+    if phase == "game":
+        where = "game"
+    elif phase == "stopped":
+        where = "stopped: warm up again"
+    else:
+        where = f"warm-up {min(bars + 1, 2)} of 2"
+    ship = []
+    for i, stack in enumerate(s.ship, 1):
+        top = stack[-1].spoken if stack else "grey"
+        ship.append(f"{i}: {top}")
+    rows = [
+        ("song", song_words(song.tums, song.reversed) if song.tums else "-"),
+        ("beat", f"{beat}, {where}"),
+        ("ship", ", ".join(ship)),
+        ("islands", f"{len(s.islands_found)} of 3"),
+        ("turn", s.turn if not s.is_over else s.result.upper()),
+        ("hands", ", ".join(f"{p} {len(s.hands[p])}" for p in s.players)),
+        ("deck", str(len(s.deck))),
+    ]
+    return rows
+
+
+def _view(args, announcer: Announcer):
+    if not getattr(args, "large", False):
+        return None
+    from voicehost.hosts.view import LargeView
+
+    view = LargeView("Drakkar Tum Tum")
+    announcer.listeners.append(view.add_line)
+    view.start()
+    return view
+
+
+def _report(result: DrakkarResult, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(result.to_dict(), indent=1))
+    return 0
+
+
+def host_from_args(args) -> int:
+    players = _players(args.players)
+    if args.declarations is not None and args.input is None:
+        raise UsageError("--declarations goes with --input WAV (a recording).")
+    if args.input is not None:
+        return _recording(args, players)
+    return _live(args, players)
+
+
+def _recording(args, players) -> int:
+    announcer = make_announcer(args.quiet, args.output_device)
+    view = _view(args, announcer)
+    on_block = None
+    if view is not None:
+        on_block = lambda host: view.update(status_rows(host))  # noqa: E731
+    try:
+        result = run_recording(args.input, args.declarations, announcer, seed=args.seed,
+                               players=players, windows=args.windows,
+                               journal_path=args.journal, on_block=on_block,
+                               pace=args.pace)
+    finally:
+        if view is not None:
+            view.stop()
+    return _report(result, args.json)
+
+
+# -- live ------------------------------------------------------------------------
+def _mic(device) -> Any:
+    try:
+        from voicehost.audio.microphone import MicrophoneSource
+    except ImportError:
+        raise DeviceError("live play needs the microphone source, which this voicehost "
+                          "does not have; host a recording with --input WAV.") from None
+    spec: Any = device
+    if isinstance(device, str) and device.isdigit():
+        spec = int(device)
+    return MicrophoneSource(spec)
+
+
+class Keyboard:
+    """Key presses from the terminal, one character at a time, on a thread."""
+
+    def __init__(self) -> None:
+        if not sys.stdin.isatty():
+            raise DeviceError("live play reads declarations from the keyboard, but standard "
+                              "input is not a terminal; run it in a terminal.")
+        self.keys: "queue.Queue[str]" = queue.Queue()
+        self._old = None
+        self._stop = threading.Event()
+
+    def __enter__(self) -> "Keyboard":
+        import termios
+        import tty
+
+        fd = sys.stdin.fileno()
+        self._old = termios.tcgetattr(fd)
+        tty.setcbreak(fd)
+        threading.Thread(target=self._read, daemon=True).start()
+        return self
+
+    def _read(self) -> None:
+        import select
+
+        while not self._stop.is_set():
+            ready, _, _ = select.select([sys.stdin], [], [], 0.1)
+            if ready:
+                ch = sys.stdin.read(1)
+                if ch:
+                    self.keys.put(ch)
+
+    def __exit__(self, *exc: object) -> None:
+        import termios
+
+        self._stop.set()
+        if self._old is not None:
+            termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, self._old)
+
+    def pending(self) -> Iterator[str]:
+        while True:
+            try:
+                yield self.keys.get_nowait()
+            except queue.Empty:
+                return
+
+
+def run_live(host: DrakkarHost, mic, view=None) -> DrakkarResult:
+    """The live loop: microphone blocks in, key presses stamped on the sample clock."""
+    from voicehost.hosts.settings import calibration_latency  # noqa: F401  (documented)
+
+    parser = KeyParser()
+    host.say(key_help() + " Q quits.", host.clock, "hint")
+    with Keyboard() as keyboard:
+        try:
+            for block in mic.blocks():
+                for key in keyboard.pending():
+                    if key in ("q", "Q"):
+                        host.say("The host stops here; resume with voicehost resume.",
+                                 host.clock, "end")
+                        return host.result()
+                    out = parser.feed(key, host.clock)
+                    if isinstance(out, str):
+                        host.say(out, host.clock, "hint")
+                    elif out is not None:
+                        host.declare(out)
+                host.feed(block)
+                if view is not None:
+                    view.update(status_rows(host))
+                if host.done:
+                    break
+        finally:
+            mic.close()
+    return host.finish()
+
+
+def _live(args, players, state=None, journal=None, resumed: bool = False) -> int:
+    from voicehost.audio.mute import MuteWindows
+    from voicehost.hosts.settings import calibration_latency
+    from voicehost.journal import Journal
+
+    mic = _mic(args.input_device)
+    mute = MuteWindows()
+    announcer = make_announcer(args.quiet, args.output_device, mute)
+    if state is None:
+        state = state_for(None, players, args.seed, args.variant)
+    if journal is None and args.journal is not None:
+        run = {"mode": "live", "seed": args.seed, "windows": args.windows,
+               "input_device": args.input_device}
+        journal = Journal.create(args.journal, "drakkar", host_header(state, run))
+    view = _view(args, announcer)
+    try:
+        host = DrakkarHost(state, announcer, journal, windows=args.windows,
+                           latency=calibration_latency(), rate=mic.rate, mute=mute,
+                           intro=not resumed)
+        if resumed:
+            s = host.state
+            host.say(f"Resuming the voyage: {len(s.islands_found)} of 3 islands found. "
+                     f"Sing twice to warm up: {song_words(s.song.tums, s.song.reversed)}. "
+                     f"{s.turn.capitalize()} plays next.", 0.0, "resume")
+        result = run_live(host, mic, view)
+    finally:
+        if view is not None:
+            view.stop()
+        if journal is not None:
+            journal.close()
+    return _report(result, getattr(args, "json", False))
+
+
+# -- resume ----------------------------------------------------------------------
+def resume_drakkar(path: Path, args) -> int:
+    """Continue a Drakkar game from its journal (see :mod:`voicehost.hosts.drakkar`)."""
+    from voicehost.journal import Journal
+
+    journal = Journal.open_existing(path)
+    header = journal.header
+    run = header.get("host") or {}
+    record = journal.to_record()
+    replayed = drakkar.replay(record)
+    state = replayed.state
+    announcer = make_announcer(args.quiet, getattr(args, "output_device", None))
+    plays = [e for e in journal.events if e.get("type") == "play"]
+    if state.is_over:
+        announcer.say(f"This voyage is already over after {len(plays)} plays: "
+                      f"{'won' if state.result == drakkar.WON else 'lost'}. {state.reason or ''}".strip())
+        journal.close()
+        if getattr(args, "json", False):
+            print(json.dumps(drakkar.replay_output(replayed), indent=1))
+        return 0
+    try:
+        run_pace = run.get("pace")
+        if run.get("mode") == "recording":
+            wav = Path(run["input"])
+            side = run.get("declarations")
+            view = _view(args, announcer)
+            on_block = (lambda host: view.update(status_rows(host))) if view else None  # noqa: E731
+            try:
+                result = run_recording(wav, side, announcer, journal=journal,
+                                       seed=int(run.get("seed", 0)),
+                                       windows=run.get("windows", "normal"),
+                                       resume_events=list(journal.events), on_block=on_block,
+                                       pace=run_pace)
+            finally:
+                if view is not None:
+                    view.stop()
+            return _report(result, getattr(args, "json", False))
+        args.windows = run.get("windows", "normal")
+        args.seed = int(run.get("seed", 0))
+        if getattr(args, "input_device", None) is None:
+            args.input_device = run.get("input_device")
+        return _live(args, None, state=state, journal=journal, resumed=True)
+    except KeyError as exc:
+        raise RecordError(f"{path}: the journal's header lacks {exc}; it cannot be resumed.") from None
+    finally:
+        journal.close()

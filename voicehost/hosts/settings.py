@@ -1,0 +1,86 @@
+"""The user's settings: what calibration measured, kept between games.
+
+``voicehost calibrate`` (later) measures the input latency of the user's
+sound card and the room's noise floor and stores them in ``config.json``
+under the user config folder (platformdirs); the hosts read them through
+the small functions here, so a missing or damaged file means the defaults
+(latency 0), never a crash. ``VOICEHOST_CONFIG_DIR`` overrides the folder
+(tests, or several setups on one machine).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from voicehost.errors import VoicehostError
+
+FILENAME = "config.json"
+
+
+class SettingsError(VoicehostError):
+    """The settings file cannot be written."""
+
+
+def config_dir() -> Path:
+    env = os.environ.get("VOICEHOST_CONFIG_DIR")
+    if env:
+        return Path(env)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("voicehost"))
+
+
+def config_path() -> Path:
+    return config_dir() / FILENAME
+
+
+def load_settings() -> dict[str, Any]:
+    """The stored settings, or ``{}`` when there are none or they cannot be read."""
+    try:
+        data = json.loads(config_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def save_settings(updates: dict[str, Any]) -> Path:
+    """Merge ``updates`` into the stored settings (for ``calibrate``)."""
+    data = load_settings()
+    data.update(updates)
+    path = config_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise SettingsError(f"cannot write the settings to {path} ({exc.strerror}).") from None
+    return path
+
+
+def _number(key: str, default: float) -> float:
+    value = load_settings().get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    return float(value)
+
+
+def calibration_latency() -> float:
+    """Input latency measured by calibration, in seconds (0 when never calibrated).
+
+    Live declarations (key presses) are stamped this much later than the
+    sound they answer; the Drakkar host subtracts it before judging.
+    """
+    value = _number("latency", 0.0)
+    return value if 0.0 <= value < 2.0 else 0.0
+
+
+def noise_floor() -> float | None:
+    """The room's noise floor measured by calibration (dBFS), or ``None``."""
+    value = load_settings().get("noise_floor")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
