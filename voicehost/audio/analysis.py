@@ -42,6 +42,12 @@ class Analysis:
         return [o.t for o in self.onsets if o.kind == SLAP]
 
     @property
+    def off_grid(self) -> list[float]:
+        """Voice onsets the tracker did not take as a beat or a half beat (maybe a slap)."""
+        grid = self.tracker.on_grid
+        return [o.t for o in self.onsets if o.kind != SLAP and o.t not in grid]
+
+    @property
     def stops(self) -> list[float]:
         return [e.t for e in self.events if isinstance(e, SongStopped)]
 
@@ -122,8 +128,8 @@ def judge_plays(analysis: Analysis, plays: Sequence[dict], windows: str = "norma
     judge = Judge(windows)
     heard = [e.t for e in analysis.events if isinstance(e, LastTum)]
     last_tums = sorted(set(analysis.last_tums) | set(heard))
-    return [judge.judge(float(p["t"]), last_tums, analysis.slaps, analysis.stops)
-            for p in plays]
+    return [judge.judge(float(p["t"]), last_tums, analysis.slaps, analysis.stops,
+                        analysis.off_grid) for p in plays]
 
 
 __all__ = ["Analysis", "analyze", "analyze_blocks", "judge_plays", "Block"]

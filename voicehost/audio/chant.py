@@ -117,6 +117,7 @@ class _Slot:
 
     @property
     def t(self) -> float:
+        """The beat as heard (a slap on the beat stands for the syllable it hides)."""
         return self.onset.t if self.onset is not None else self.b
 
 
@@ -149,6 +150,8 @@ class ChantTracker:
         self._pending_song: tuple[int, bool] | None = None
         self.bars: list[Bar] = []
         self.events: list[Event] = []
+        #: Times of the onsets taken as beats or half beats (the rest are off the grid).
+        self.on_grid: set[float] = set()
         self._bar_count = 0
         self._unlock()
 
@@ -191,7 +194,9 @@ class ChantTracker:
         self._recent: list[Onset] = []
         self._slot: _Slot | None = None  # the slot being filled
         self._closing: list[_Slot] = []  # slots waiting for their half beat
+        self._deferred: list[_Slot] = []  # closed slots with no onset, not yet counted
         self._last_heard = -1e9
+        self._first_missed: float | None = None  # the first beat with no onset since one was heard
         self._pos = 0
         self._uncertain = False
         self._bar: Bar | None = None
@@ -219,6 +224,7 @@ class ChantTracker:
             if (s.onset is not None and s.half is None and o.kind != SLAP
                     and self._half_window(o.t - s.t, s.period)):
                 s.half = o
+                self.on_grid.add(o.t)
                 self._last_heard = o.t
                 return
         slot = self._slot
@@ -229,6 +235,7 @@ class ChantTracker:
             if slot.onset is None or (slot.onset.kind == SLAP and o.kind != SLAP):
                 first = slot.onset is None
                 slot.onset = o
+                self.on_grid.add(o.t)
                 self._last_heard = o.t
                 if first and self._is_last_pos(slot.pos):
                     self._emit_last_tum(slot, out)
@@ -286,8 +293,10 @@ class ChantTracker:
         self._pos = 0 if not self.reversed else self.tums
         for k, bo in enumerate(beats[dbl:]):
             slot = _Slot(b=bo.t, period=period, onset=bo, pos=self._pos)
+            self.on_grid.add(bo.t)
             if k == 0:
                 slot.half = half
+                self.on_grid.add(half.t)
             self._last_heard = bo.t
             if bo is not beats[-1]:
                 self._closing.append(slot)
@@ -306,7 +315,7 @@ class ChantTracker:
             for s in list(self._closing):
                 if now > s.t + 0.75 * s.period:
                     self._closing.remove(s)
-                    self._classify(s, out)
+                    self._settle(s, out)
                     progressed = True
                     if self._period is None:
                         return
@@ -319,6 +328,8 @@ class ChantTracker:
                     self._period = _clamp_period(self._period + self.period_gain * e)
                 else:
                     b = slot.b
+                    if self._first_missed is None or self._first_missed < self._last_heard:
+                        self._first_missed = slot.b
                     if now - self._last_heard > self.stop_beats * self._period:
                         self._stop(slot, out)
                         return
@@ -346,14 +357,31 @@ class ChantTracker:
 
     def _emit_last_tum(self, slot: _Slot, out: list[Event]) -> None:
         bar = self._bar.index if self._bar else self._bar_count
-        out.append(LastTum(round(slot.onset.t, 5), round(slot.b, 5), bar))
+        out.append(LastTum(round(slot.t, 5), round(slot.b, 5), bar))
+
+    def _settle(self, s: _Slot, out: list[Event]) -> None:
+        """Classify a closed slot; a beat with no onset waits until the song goes on.
+
+        Without this, the beats after the table stopped would start phantom
+        bars before the silence is long enough to call it a stop.
+        """
+        if s.onset is None:
+            self._deferred.append(s)
+            return
+        for d in self._deferred:
+            self._classify(d, out)
+        self._deferred = []
+        self._classify(s, out)
 
     def _stop(self, slot: _Slot, out: list[Event]) -> None:
         for s in self._closing:
-            self._classify(s, out, stopping=True)
+            if s.onset is not None:
+                self._settle(s, out)
         self._closing = []
+        self._deferred = []
         self._close_bar(final=True)
-        out.append(SongStopped(round(slot.b, 4)))
+        first = self._first_missed if self._first_missed is not None else slot.b
+        out.append(SongStopped(round(first, 4)))
         self._unlock()
 
     # -- bars --------------------------------------------------------------------

@@ -83,16 +83,24 @@ class Judge:
         self.perceptual_offset_ms = perceptual_offset_ms
 
     def judge(self, play_t: float, last_tums: Sequence[float], slaps: Sequence[float] = (),
-              stops: Sequence[float] = ()) -> Verdict:
+              stops: Sequence[float] = (), off_grid: Sequence[float] = ()) -> Verdict:
         """Verdict for a play declared at ``play_t``.
 
         ``last_tums`` are the heard last Tums so far (times, s), ``slaps`` the
-        slap onsets, ``stops`` the times the song stopped.
+        slap onsets, ``stops`` the times the song stopped. ``off_grid`` are
+        onsets heard off the chant's beats that the detector did not call
+        slaps: one just before the declaration is most likely the card, so
+        it times the play when no slap was heard (a slap into a singing
+        table does not always sound like one).
         """
         t, by = play_t, "declaration"
         near = [s for s in slaps if abs(s - play_t) <= SLAP_SEARCH]
         if near:
             t, by = min(near, key=lambda s: abs(s - play_t)), "slap"
+        else:
+            before = [s for s in off_grid if 0.0 <= play_t - s <= SLAP_SEARCH]
+            if before:
+                t, by = max(before), "slap"
         shift = self.perceptual_offset_ms / 1000.0
         cands = [lt for lt in last_tums if abs(lt + shift - t) <= self.max_gap]
         common = dict(declared_t=play_t, timed_by=by, window_ms=self.window_ms,
