@@ -1,0 +1,135 @@
+"""The Drakkar host on whole recorded games, through the real audio pipeline.
+
+The fixtures in audio_fixtures/games/ are made by tools/make_game_fixtures.py:
+a table of espeak-ng singers with card slaps, a declarations sidecar, and the
+truth (the record the rules should end with). Nothing here mocks the audio:
+each WAV goes through FileSource, the onset detector, the chant tracker and
+the judge, exactly as the microphone would.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from voicehost.games import drakkar
+from voicehost.hosts.announce import Announcer
+from voicehost.hosts.drakkar import run_recording
+from voicehost.journal import Journal, read_journal, journal_to_record
+
+GAMES = Path(__file__).resolve().parents[1] / "audio_fixtures" / "games"
+
+
+def paths(name: str) -> tuple[Path, Path, dict]:
+    base = GAMES / f"drakkar_{name}"
+    truth = json.loads(Path(f"{base}.truth.json").read_text())
+    return base.with_suffix(".wav"), Path(f"{base}.declarations.json"), truth
+
+
+def essentials(events: list[dict]) -> list[tuple]:
+    return [(e["type"], e["player"], e["card"], e.get("slot"), e.get("timing")) for e in events]
+
+
+@pytest.fixture(scope="module")
+def win(tmp_path_factory):
+    wav, side, truth = paths("win")
+    announcer = Announcer(quiet=True, stream=open("/dev/null", "w"))
+    journal_path = tmp_path_factory.mktemp("win") / "journal.jsonl"
+    result = run_recording(wav, side, announcer, journal_path=journal_path)
+    return result, truth, journal_path
+
+
+@pytest.fixture(scope="module")
+def loss(tmp_path_factory):
+    wav, side, truth = paths("loss")
+    announcer = Announcer(quiet=True, stream=open("/dev/null", "w"))
+    journal_path = tmp_path_factory.mktemp("loss") / "journal.jsonl"
+    result = run_recording(wav, side, announcer, journal_path=journal_path)
+    return result, truth, journal_path
+
+
+def test_win_recording_ends_as_the_rules_say(win):
+    result, truth, _ = win
+    assert result.result == "won" == truth["outcome"]["result"]
+    assert result.reason == truth["outcome"]["reason"]
+    expected = drakkar.replay_output(drakkar.replay(truth["record"]))
+    got = drakkar.replay_output(drakkar.Replay(result.state))
+    for key in ("result", "islands_found", "ship", "hands", "deck_left"):
+        assert got[key] == expected[key], key
+    # Every play judged as the table played it (all on the beat in this game).
+    assert [(p.player, p.card, p.slot, p.timing) for p in result.plays] == [
+        (e["player"], e["card"], e["slot"], e["timing"]) for e in truth["record"]["events"]]
+
+
+def test_win_recording_announces_song_changes_islands_and_timing(win):
+    result, _, _ = win
+    lines = result.lines
+    assert "Kraken! Now Drakkar Tum Tum." in lines
+    assert "Red warrior covers the danger! Now Drakkar Tum Tum Tum." in lines
+    assert sum(line.startswith("Lookout! Stop singing.") for line in lines) == 3
+    assert any("won the voyage" in line for line in lines)
+    timing = {t.player: t for t in result.timing}
+    assert timing["ann"].plays == 7 and timing["bo"].plays == 6
+    assert all(t.mean_ms is not None and abs(t.mean_ms) < 120 for t in timing.values())
+    assert any(line.startswith("Ann: 7 of 7 on the beat") for line in lines)
+
+
+def test_an_illegal_play_is_refused_aloud_and_the_game_goes_on(win):
+    result, _, _ = win
+    refused = [r for r in result.refused if r["card"] == "rower:yellow" and r["slot"] == 2]
+    assert refused and "cannot cover the Kraken" in refused[0]["why"]
+    assert "A rower cannot cover the Kraken." in result.lines
+
+
+def test_loss_recording_ends_as_the_rules_say(loss):
+    result, truth, _ = loss
+    assert result.result == "lost" == truth["outcome"]["result"]
+    assert result.reason == "All three sections of the ship are dangers."
+    assert result.state.ship == drakkar.replay(truth["record"]).state.ship
+    assert [(p.player, p.card, p.slot, p.timing) for p in result.plays] == [
+        (e["player"], e["card"], e["slot"], e["timing"]) for e in truth["record"]["events"]]
+
+
+def test_a_late_play_is_a_mistake_the_card_stays_and_no_draw(loss):
+    result, truth, _ = loss
+    late = result.plays[1]
+    assert (late.player, late.card, late.timing) == ("bo", "rower:yellow", "off_beat")
+    assert late.verdict.verdict == "late" and late.offset_ms > 120
+    assert late.mistake == drakkar.OUT_OF_RHYTHM
+    assert "Too late, Bo keeps the card on the ship but draws none." in result.lines
+    # The song stops and warms up again; after the restart Ann plays on the third bar.
+    i = result.lines.index("Too late, Bo keeps the card on the ship but draws none.")
+    assert result.lines[i + 1].startswith("Sing again, twice to warm up: Drakkar Tum Tum.")
+    assert result.plays[2].timing == "on_beat"
+
+
+def test_a_wrong_song_is_named_with_the_song_the_ship_needs(loss):
+    result, _, _ = loss
+    assert "You are singing three Tums: the ship has a goblin, sing Drakkar Tum Tum." in result.lines
+
+
+def test_a_stopped_song_is_announced_and_restarted(loss):
+    result, _, _ = loss
+    assert "The song stopped: sing again, twice to warm up, Drakkar Tum." in result.lines
+    # After that restart the dragon (third bar) is still judged on the beat.
+    assert result.plays[-1].card == "dragon" and result.plays[-1].timing == "on_beat"
+
+
+def test_a_play_during_the_warm_up_is_refused_with_a_hint(loss):
+    result, _, _ = loss
+    warm = [r for r in result.refused if r["player"] == "bo" and r["t"] < 5]
+    assert warm and warm[0]["why"].startswith("Not yet, Bo: this is warm-up song two")
+
+
+@pytest.mark.parametrize("game", ["win", "loss"])
+def test_the_journal_is_a_record_that_replays_to_the_same_state(game, win, loss):
+    result, truth, journal_path = {"win": win, "loss": loss}[game]
+    header, events, torn = read_journal(journal_path)
+    assert torn is None
+    assert header["host"]["mode"] == "recording"
+    assert essentials(events) == essentials(truth["record"]["events"])
+    assert all("verdict" in e and "clock" in e for e in events)
+    replayed = drakkar.replay(journal_to_record(header, events))
+    assert drakkar.state_to_dict(replayed.state) == drakkar.state_to_dict(result.state)

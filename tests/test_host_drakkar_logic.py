@@ -1,0 +1,189 @@
+"""The Drakkar host's decisions that need no audio, and its command-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from voicehost.games import drakkar
+from voicehost.hosts import settings
+from voicehost.hosts.announce import Announcer
+from voicehost.hosts.drakkar import (
+    GAME,
+    STOPPED,
+    WARMUP,
+    DrakkarHost,
+    JudgedPlay,
+    phase_at,
+    timing_summary,
+    wrong_song_line,
+)
+from voicehost.hosts.drakkar_declarations import (
+    Declaration,
+    DeclarationError,
+    KeyParser,
+    load_sidecar,
+    normalise_card,
+    resolve_card,
+)
+from voicehost.audio.judge import Verdict
+
+GAMES = Path(__file__).resolve().parents[1] / "audio_fixtures" / "games"
+
+
+# -- warm-up and stops -------------------------------------------------------------
+def test_the_game_starts_on_the_third_bar():
+    bars = [1.0, 3.0, 5.0, 7.0]
+    assert phase_at(2.9, bars, [], []) == (WARMUP, 1)
+    assert phase_at(4.9, bars, [], []) == (WARMUP, 2)
+    assert phase_at(6.9, bars, [], []) == (GAME, 3)
+
+
+def test_after_a_stop_the_warm_up_starts_again():
+    bars = [1.0, 3.0, 5.0, 10.0, 12.0, 14.0]
+    assert phase_at(6.9, bars, [], [6.5]) == (STOPPED, 0)  # the host said stop: no bar since
+    assert phase_at(11.0, bars, [8.0], [6.5]) == (WARMUP, 1)
+    assert phase_at(14.5, bars, [8.0], [6.5]) == (GAME, 3)
+
+
+def test_bars_sung_before_the_tracker_locked_count_as_warm_up():
+    # First onset at 0.6 s, first bar reported at 2.4 s: one 1.8 s bar was missed.
+    assert phase_at(4.5, [2.4, 4.2], [], [], onsets=[0.6, 0.8, 1.0], bar_len=1.8) == (GAME, 3)
+    assert phase_at(4.5, [2.4, 4.2], [], []) == (WARMUP, 2)
+
+
+# -- what the host says ---------------------------------------------------------------
+def _state(deck, players=("ann", "bo")):
+    return drakkar.from_setup(list(players), deck, ["calm", "calm", "calm"])
+
+
+def test_wrong_song_line_names_the_dangers_and_the_song():
+    deck = ["kraken", "rower:red"] + ["rower:red"] * 12
+    state, _ = drakkar.play(_state(deck), "ann", "kraken", 2)
+    assert wrong_song_line(state, 3) == (
+        "You are singing three Tums: the ship has a Kraken, sing Drakkar Tum Tum.")
+    assert wrong_song_line(_state(deck), 1) == (
+        "You are singing one Tum: the ship has no danger, sing Drakkar Tum Tum Tum.")
+    assert wrong_song_line(_state(deck), 5).startswith("That is not the song")
+
+
+def test_timing_summary_is_mean_and_spread_per_player():
+    def jp(player, off):
+        return JudgedPlay(0.0, player, "goblin", 1, "on_beat",
+                          Verdict(0.0, 0.0, off, "on_beat" if abs(off) <= 120 else "late"))
+    got = {t.player: t for t in timing_summary(["ann", "bo", "cy"],
+                                                [jp("ann", 10), jp("ann", 30), jp("bo", 200)])}
+    assert got["ann"].mean_ms == 20 and got["ann"].spread_ms == 10 and got["ann"].on_beat == 2
+    assert got["bo"].plays == 1 and got["bo"].on_beat == 0
+    assert got["cy"].plays == 0 and got["cy"].say() == "Cy: no judged play."
+
+
+def test_a_player_with_no_card_that_fits_is_told_what_can_happen():
+    # Bo holds only lookouts; Ann's rower makes the ship mixed (red on 1, grey elsewhere).
+    deck = ["rower:red", "lookout", "rower:red", "lookout", "rower:red", "lookout",
+            "rower:red", "lookout"] + ["rower:red"] * 8
+    announcer = Announcer(quiet=True, stream=open("/dev/null", "w"))
+    host = DrakkarHost(_state(deck), announcer)
+    host.bar_starts = [1.0, 3.0, 5.0]  # three bars heard: the game is on
+    host.last_tums = [6.5]
+    host.declare(Declaration(6.52, "ann", "rower:red", 1))
+    host._step(final=True)
+    assert host.plays[0].timing == "on_beat"
+    assert any("Bo, none of your cards can go on the ship" in line for line in announcer.texts)
+    host.declare(Declaration(8.5, "bo", "lookout", 2))
+    host._step(final=True)
+    assert any("lookout needs" in r["why"].lower() for r in host.refused)
+    assert len(host.plays) == 1
+
+
+# -- declarations ----------------------------------------------------------------------
+def test_card_names_are_normalised_and_resolved_against_the_hand():
+    assert normalise_card("Red Rower") == "rower:red"
+    assert normalise_card("kraken") == "kraken"
+    hand = [drakkar.Card.parse("rower:yellow"), drakkar.Card.parse("goblin")]
+    assert str(resolve_card(hand, "rower")) == "rower:yellow"
+    assert resolve_card(hand, "rower:red") is None
+
+
+def test_key_parser_takes_a_card_key_then_a_section():
+    keys = KeyParser()
+    assert keys.feed("k", 1.0) is None
+    decl = keys.feed("2", 1.2)
+    assert (decl.card, decl.slot, decl.t, decl.player) == ("kraken", 2, 1.2, None)
+    assert isinstance(keys.feed("3", 2.0), str)  # a section with no card first: a hint
+    keys.feed("@", 3.0)
+    keys.feed("r", 3.0)
+    assert keys.feed("1", 3.1).player == "#seat1"
+
+
+@pytest.mark.parametrize("content, words", [
+    ("{not json", "not valid JSON"),
+    ('{"declarations": [{"t": 1, "player": "zed", "card": "goblin", "slot": 1}], '
+     '"setup": {"players": ["ann", "bo"], "deck": [], "islands": []}}', "'zed'"),
+    ('[{"t": 1, "player": "ann", "card": "unicorn", "slot": 1}]', "'unicorn'"),
+    ('[{"t": 1, "player": "ann", "card": "goblin", "slot": 4}]', "slot 4"),
+    ('[{"player": "ann", "card": "goblin", "slot": 1}]', "needs \"t\""),
+])
+def test_bad_sidecars_give_one_clear_sentence(tmp_path, content, words):
+    path = tmp_path / "side.json"
+    path.write_text(content)
+    with pytest.raises(DeclarationError) as err:
+        load_sidecar(path)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "voicehost", *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_cli_errors_are_one_line_and_exit_2(tmp_path):
+    missing = _cli("drakkar", "--input", str(tmp_path / "nope.wav"), "--players", "ann,bo",
+                   "--quiet")
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1
+    side = tmp_path / "side.json"
+    side.write_text(json.dumps([{"t": 1, "player": "zed", "card": "goblin", "slot": 1}]))
+    unknown = _cli("drakkar", "--input", str(GAMES / "drakkar_loss.wav"), "--declarations",
+                   str(side), "--players", "ann,bo", "--quiet")
+    assert unknown.returncode == 2 and "'zed'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+
+
+# -- settings and the large view ----------------------------------------------------------
+def test_calibration_latency_defaults_to_zero_and_reads_the_user_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("VOICEHOST_CONFIG_DIR", str(tmp_path))
+    assert settings.calibration_latency() == 0.0
+    settings.save_settings({"latency": 0.085})
+    assert settings.calibration_latency() == 0.085
+    (tmp_path / "config.json").write_text("{damaged")
+    assert settings.calibration_latency() == 0.0
+
+
+def test_keyboard_declarations_are_moved_back_by_the_latency():
+    host = DrakkarHost(_state(["rower:red"] * 16), Announcer(quiet=True, silent=True),
+                       latency=0.1, intro=False)
+    host.declare(Declaration(2.0, None, "rower:red", 1, source="keyboard"))
+    host.declare(Declaration(3.0, "ann", "rower:red", 1, source="sidecar"))
+    assert [d.t for d in host._pending] == [1.9, 3.0]
+
+
+def test_large_view_shows_song_ship_turn_and_hands_as_text():
+    from rich.console import Console
+
+    from voicehost.hosts.drakkar_run import status_rows
+    from voicehost.hosts.view import LargeView
+
+    host = DrakkarHost(_state(["rower:red"] * 16), Announcer(quiet=True, silent=True),
+                       intro=False)
+    view = LargeView("Drakkar Tum Tum", console=Console(file=open("/dev/null", "w")))
+    view.update(status_rows(host))
+    view.add_line("Ann starts.")
+    text = view.render_text()
+    for words in ("SONG: Drakkar Tum Tum Tum", "SHIP: 1: grey, 2: grey, 3: grey", "TURN: ann",
+                  "HANDS: ann 4, bo 4", "> Ann starts."):
+        assert words in text

@@ -1,0 +1,80 @@
+"""Crash and resume: SIGKILL the host mid-game, resume from the journal, lose nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from voicehost.games import drakkar
+from voicehost.journal import read_journal, journal_to_record
+
+GAMES = Path(__file__).resolve().parents[1] / "audio_fixtures" / "games"
+WAV = GAMES / "drakkar_win.wav"
+SIDE = GAMES / "drakkar_win.declarations.json"
+
+
+def cli(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "voicehost", *args], capture_output=True,
+                          text=True, timeout=120, **kw)
+
+
+def journal_events(path: Path) -> int:
+    try:
+        return max(0, len(path.read_bytes().splitlines()) - 1)
+    except FileNotFoundError:
+        return 0
+
+
+def test_resume_after_sigkill_ends_like_an_uninterrupted_game(tmp_path):
+    whole = tmp_path / "whole.jsonl"
+    out = cli("drakkar", "--input", str(WAV), "--declarations", str(SIDE), "--journal",
+              str(whole), "--quiet", "--json")
+    assert out.returncode == 0, out.stderr
+    uninterrupted = json.loads(out.stdout[out.stdout.index("{\n"):])
+    assert uninterrupted["result"] == "won"
+
+    crashed = tmp_path / "crashed.jsonl"
+    # Paced at 6x real time so the game is still running when it is killed.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "voicehost", "drakkar", "--input", str(WAV), "--declarations",
+         str(SIDE), "--journal", str(crashed), "--quiet", "--pace", "6"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while journal_events(crashed) < 6 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc.poll() is None, "the game ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    _, before, _ = read_journal(crashed)
+    assert 6 <= len(before) < 13
+
+    out = cli("resume", str(crashed), "--quiet", "--json")
+    assert out.returncode == 0, out.stderr
+    assert "Resuming the voyage after" in out.stdout
+    resumed = json.loads(out.stdout[out.stdout.index("{\n"):])
+    assert resumed["final"] == uninterrupted["final"]
+    assert resumed["result"] == "won"
+
+    # Nothing lost, nothing doubled: the journals hold the same plays.
+    h1, e1, _ = read_journal(whole)
+    h2, e2, _ = read_journal(crashed)
+    key = lambda e: (e["type"], e["player"], e["card"], e.get("slot"), e.get("timing"))  # noqa: E731
+    assert [key(e) for e in e2] == [key(e) for e in e1]
+    a = drakkar.replay(journal_to_record(h1, e1)).state
+    b = drakkar.replay(journal_to_record(h2, e2)).state
+    assert drakkar.state_to_dict(a) == drakkar.state_to_dict(b)
+
+
+def test_resuming_a_finished_game_says_so(tmp_path):
+    path = tmp_path / "done.jsonl"
+    out = cli("drakkar", "--input", str(GAMES / "drakkar_loss.wav"), "--declarations",
+              str(GAMES / "drakkar_loss.declarations.json"), "--journal", str(path), "--quiet")
+    assert out.returncode == 0, out.stderr
+    out = cli("resume", str(path), "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert "already over after 4 plays: lost" in out.stdout
