@@ -1,0 +1,84 @@
+"""Judging declared plays against the last Tum (design.md 4.1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from voicehost.audio.analysis import analyze, judge_plays
+from voicehost.audio.judge import EARLY, LATE, NO_SONG, ON_BEAT, Judge
+
+CHANT = Path(__file__).resolve().parents[1] / "audio_fixtures" / "chant"
+
+
+@pytest.mark.parametrize("windows,half", [("normal", 0.12), ("easy", 0.2), ("hard", 0.06)])
+def test_windows(windows, half):
+    j = Judge(windows)
+    lt = [10.0]
+    assert j.judge(10.0 + half - 0.001, lt).verdict == ON_BEAT
+    assert j.judge(10.0 - half + 0.001, lt).verdict == ON_BEAT
+    assert j.judge(10.0 + half + 0.002, lt).verdict == LATE
+    assert j.judge(10.0 - half - 0.002, lt).verdict == EARLY
+
+
+def test_offset_sign_and_nearest_last_tum():
+    j = Judge()
+    v = j.judge(12.05, [10.0, 12.0, 14.0])
+    assert v.last_tum == 12.0 and v.offset_ms == pytest.approx(50.0)
+    v = j.judge(13.7, [10.0, 12.0, 14.0])
+    assert v.last_tum == 14.0 and v.verdict == EARLY and v.offset_ms == pytest.approx(-300.0)
+
+
+def test_a_slap_near_the_declaration_times_the_play():
+    j = Judge()
+    v = j.judge(10.2, [10.0], slaps=[10.01, 11.0])
+    assert v.timed_by == "slap" and v.t == 10.01 and v.verdict == ON_BEAT
+    v = j.judge(10.3, [10.0], slaps=[10.0 + 0.3 - 0.26])  # 260 ms away: too far
+    assert v.timed_by == "declaration" and v.verdict == LATE
+
+
+def test_an_unexplained_onset_before_the_declaration_stands_for_the_slap():
+    j = Judge()
+    v = j.judge(10.25, [10.0], off_grid=[10.05, 10.3])
+    assert v.timed_by == "slap" and v.t == 10.05
+
+
+def test_no_song():
+    j = Judge()
+    assert j.judge(5.0, []).verdict == NO_SONG
+    assert j.judge(5.0, [1.0]).verdict == NO_SONG
+    v = j.judge(10.5, [10.0], stops=[10.3])
+    assert v.verdict == NO_SONG and v.offset_ms is None
+
+
+def test_perceptual_offset_is_explicit_and_reported():
+    j = Judge(perceptual_offset_ms=40.0)
+    v = j.judge(10.04, [10.0])
+    assert v.offset_ms == pytest.approx(0.0, abs=1e-6)
+    assert v.as_dict()["perceptual_offset_ms"] == 40.0
+    assert Judge().judge(10.04, [10.0]).as_dict()["perceptual_offset_ms"] == 0.0
+
+
+def test_bad_windows_name():
+    with pytest.raises(ValueError):
+        Judge("impossible")
+
+
+@pytest.mark.parametrize("name", [
+    "g3_100bpm_3tums_clean", "g2_150bpm_3tums_snr10", "g3_120bpm_stop_snr20",
+    "g4_70bpm_3tums_snr30", "g3_110bpm_reversed_snr15",
+])
+def test_plays_on_fixture_audio(name):
+    """Slapped plays on the fixtures (declared 120 ms after the slap) get the truth's verdict."""
+    t = json.loads((CHANT / f"{name}.json").read_text())
+    result = analyze(CHANT / f"{name}.wav", tums=t["expected_tums"],
+                     reversed=t["reversed_from_bar"] == 0, follow=False)
+    verdicts = judge_plays(result, t["plays"])
+    for play, v in zip(t["plays"], verdicts):
+        off = play["offset_ms"]
+        want = ON_BEAT if abs(off) <= 120 else (EARLY if off < 0 else LATE)
+        assert v.verdict == want, (play, v)
+        assert v.timed_by == "slap"
+        assert abs(v.offset_ms - off) <= 40
