@@ -12,7 +12,7 @@ want_test=0
 
 packages=(espeak-ng libportaudio2 libsndfile1)
 if ((want_test)); then
-    packages+=(pocketsphinx-testdata sox pulseaudio libasound2-plugins)
+    packages+=(pocketsphinx-testdata sox pulseaudio libasound2-plugins chromium)
 fi
 python3 -c 'import venv, ensurepip' 2>/dev/null || packages+=(python3-venv)
 
