@@ -257,7 +257,7 @@ class DrakkarHost:
     def __init__(self, state: DrakkarState, announcer: Announcer, journal=None,
                  windows: str | float = "normal", latency: float = 0.0,
                  rate: int = 16000, resume_events: Sequence[dict] | None = None,
-                 mute=None, intro: bool = True):
+                 mute=None, intro: bool = True, resume_state: DrakkarState | None = None):
         from voicehost.audio.chant import ChantTracker
         from voicehost.audio.onsets import OnsetDetector
 
@@ -276,6 +276,9 @@ class DrakkarHost:
         self.stops: list[float] = []
         self.bar_starts: list[float] = []
         self.onset_times: list[float] = []
+        self._voice_onsets: list[float] = []
+        #: Position of the latest beat in its bar (0 = "Drakkar"), for the view.
+        self.beat_index: int | None = None
         self._period: float | None = None
         self._bar_pending: Any = None
         self.stop_requests: list[float] = []
@@ -287,6 +290,7 @@ class DrakkarHost:
         self._tracker_events: list[Any] = []
         self._resume = list(resume_events or [])
         self._fast_forward = bool(self._resume)
+        self._resume_state = resume_state
         if self._fast_forward:
             announcer.silent = True
         self._players_by_seat = list(state.players)
@@ -362,6 +366,7 @@ class DrakkarHost:
         self.heard["onsets"] += len(onsets)
         self.onset_times.extend(o.t for o in onsets)
         self.slaps.extend(o.t for o in onsets if o.kind == SLAP)
+        self._voice_onsets.extend(o.t for o in onsets if o.kind != SLAP)
         events = self.tracker.finish(now - 2.0) if finish else self.tracker.process(onsets, now)
         if self.tracker.bpm:
             self._period = 60.0 / self.tracker.bpm
@@ -374,6 +379,8 @@ class DrakkarHost:
                 self._tracker_events.append(e)
             elif name == "BarStart":
                 self._bar_pending = e
+            if name == "Beat":
+                self.beat_index = e.index
             elif name == "Beat" and e.index == 0 and self._bar_pending is not None:
                 # A bar counts once its first beat was heard: the tracker also
                 # closes the bar it expected when the table stopped.
@@ -495,7 +502,7 @@ class DrakkarHost:
             timing = journalled["timing"]
             verdict = _verdict_from(journalled)
         else:
-            verdict = self.judge.judge(decl.t, self.last_tums, self.slaps, self.stops)
+            verdict = self._judge(decl.t)
             timing = drakkar.ON_BEAT if verdict.verdict == "on_beat" else drakkar.OFF_BEAT
             event = drakkar.play_event(decl.player, card, decl.slot, timing)
             event.update({"t": round(verdict.t, 4), "declared_t": round(decl.t, 4),
@@ -521,6 +528,18 @@ class DrakkarHost:
         if not self.state.is_over and song.tums >= 1:
             self.tracker.set_song(song.tums, song.reversed)
         self._check_resume_done()
+
+    def _judge(self, t: float) -> Verdict:
+        """The judge's verdict, with the onsets off the chant's grid when it takes them."""
+        grid = getattr(self.tracker, "on_grid", None)
+        recent = [o for o in self._voice_onsets if abs(o - t) <= 2 * SLAP_SEARCH]
+        if grid is None:
+            return self.judge.judge(t, self.last_tums, self.slaps, self.stops)
+        off_grid = [o for o in recent if o not in grid]
+        try:
+            return self.judge.judge(t, self.last_tums, self.slaps, self.stops, off_grid)
+        except TypeError:  # an older judge without off-grid onsets
+            return self.judge.judge(t, self.last_tums, self.slaps, self.stops)
 
     def _on_discard(self, decl: Declaration) -> None:
         card = self._card(decl)
@@ -652,6 +671,17 @@ class DrakkarHost:
     def _end_fast_forward(self) -> None:
         self._fast_forward = False
         self.announcer.silent = False
+        if self._resume_state is not None and (
+                self._resume or drakkar.state_to_dict(self._resume_state)
+                != drakkar.state_to_dict(self.state)):
+            # The journal is the truth: the recording (or this version of the
+            # pipeline) did not lead to the same plays.
+            self.state = self._resume_state
+            self._resume = []
+            self.say("The recording and the journal disagree; continuing from the journal.",
+                     self.clock, "resume")
+            if not self.state.is_over:
+                self.tracker.set_song(self.state.song.tums, self.state.song.reversed)
         s = self.state
         plays = len(self.plays)
         hands = ", ".join(f"{_cap(p)} {len(s.hands[p])}" for p in s.players)
@@ -717,9 +747,11 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
 
     source = FileSource(wav)
     side = load_sidecar(sidecar) if sidecar is not None else None
+    resume_state = None
     if resume_events is not None and journal is not None:
         state = drakkar.from_setup(journal.header["players"], journal.header["deck"],
                                    journal.header["islands"], journal.header.get("variant"))
+        resume_state = drakkar.replay(journal.to_record()).state
     else:
         state = state_for(side.setup if side else None, players, seed)
     if journal is None and journal_path is not None:
@@ -730,7 +762,7 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
                "seed": seed, "windows": windows, "pace": pace}
         journal = Journal.create(journal_path, "drakkar", host_header(state, run))
     host = DrakkarHost(state, announcer, journal, windows=windows, rate=source.rate,
-                       resume_events=resume_events)
+                       resume_events=resume_events, resume_state=resume_state)
     for decl in (side.declarations if side else []):
         if decl.player is not None and decl.player not in state.players:
             raise DeclarationError(f"a declaration names player {decl.player!r}, who is not "

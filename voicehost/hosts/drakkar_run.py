@@ -29,6 +29,26 @@ from voicehost.hosts.drakkar import (
 from voicehost.hosts.drakkar_declarations import KeyParser, key_help
 
 
+#: The bundled recorded games, in the order the demo plays them.
+RECORDED_GAMES = ("drakkar_win", "drakkar_loss")
+
+
+def recorded_games(folder: Path) -> list[tuple[str, Path, Path]]:
+    """(name, WAV, declarations sidecar) of each bundled Drakkar recording in ``folder``.
+
+    ``folder`` is ``audio_fixtures/games``. Raises RecordError when one is missing.
+    """
+    out = []
+    for name in RECORDED_GAMES:
+        wav = folder / f"{name}.wav"
+        side = folder / f"{name}.declarations.json"
+        if not wav.exists() or not side.exists():
+            raise RecordError(f"the recorded game {name} is missing from {folder}; run from a "
+                              "voicehost checkout (tools/make_game_fixtures.py makes it).")
+        out.append((name, wav, side))
+    return out
+
+
 class UsageError(VoicehostError):
     """Options that do not go together."""
 
@@ -52,7 +72,11 @@ def status_rows(host: DrakkarHost) -> list[tuple[str, str]]:
     s = host.state
     song = s.song
     phase, bars = host.phase()
-    beat = f"{host.tracker.bpm:.0f} BPM" if host.tracker.bpm else "listening"
+    beat = "listening"
+    if host.tracker.bpm:
+        beat = f"{host.tracker.bpm:.0f} BPM"
+        if host.beat_index is not None and song.tums:
+            beat = f"{host.beat_index + 1} of {song.tums + 1}, " + beat
     if phase == "game":
         where = "game"
     elif phase == "stopped":
