@@ -75,6 +75,7 @@ class OnsetParams:
     neg_weight: float = 0.5  # how much a fall in some bands cancels a rise in others
     peak_ratio: float = 0.3  # high threshold as a share of recent onsets' peak flux
     peak_decay: float = 0.997  # per frame (half-life about 2.3 s)
+    peak_cap: float = 6.0  # the onset-share threshold never above this times the low one
     high_mult: float = 2.0  # high threshold at least this times the low one
     rearm_frames: int = 2  # frames of quiet flux before the next onset may fire
     warmup_frames: int = 5  # the noise floor needs a few frames before flux means anything
@@ -312,7 +313,9 @@ class OnsetDetector:
         # of the strength of recent onsets) decides that a rise is an onset.
         low = max(p.abs_threshold, p.median_mult * med)
         self._onset_peak *= p.peak_decay
-        high = max(low * p.high_mult, p.peak_ratio * self._onset_peak)
+        # The share of recent onsets keeps a loud chant's echoes out, but it is
+        # capped relative to the noise so a quiet note after a loud one counts.
+        high = max(low * p.high_mult, min(p.peak_ratio * self._onset_peak, p.peak_cap * low))
         if i < p.warmup_frames:
             flux = 0.0
             self._flux[-1] = 0.0
