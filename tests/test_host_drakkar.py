@@ -133,3 +133,24 @@ def test_the_journal_is_a_record_that_replays_to_the_same_state(game, win, loss)
     assert all("verdict" in e and "clock" in e for e in events)
     replayed = drakkar.replay(journal_to_record(header, events))
     assert drakkar.state_to_dict(replayed.state) == drakkar.state_to_dict(result.state)
+
+
+CHANT = Path(__file__).resolve().parents[1] / "audio_fixtures" / "chant"
+
+
+def test_a_table_that_speeds_up_is_told_to_keep_one_tempo():
+    # A chant recording (tools/make_fixtures.py) whose tempo drifts 12 % faster.
+    announcer = Announcer(quiet=True, silent=True)
+    result = run_recording(CHANT / "g3_100bpm_drift_snr15.wav", None, announcer,
+                           players=["ann", "bo"])
+    assert any(line.startswith("You are singing faster") for line in result.lines)
+    assert result.heard["tempo"] >= 1
+
+
+def test_a_wrong_song_is_said_once_not_every_bar():
+    announcer = Announcer(quiet=True, silent=True)
+    result = run_recording(CHANT / "g5_75bpm_wrong_2tums_snr15.wav", None, announcer,
+                           players=["ann", "bo"])
+    wrong = [line for line in result.lines if line.startswith("You are singing two Tums")]
+    assert result.heard["wrong_song"] >= 2 and len(wrong) == 1
+    assert wrong[0].endswith("the ship has no danger, sing Drakkar Tum Tum Tum.")

@@ -277,6 +277,7 @@ class DrakkarHost:
         self.bar_starts: list[float] = []
         self.onset_times: list[float] = []
         self._voice_onsets: list[float] = []
+        self._last_wrong: tuple | None = None
         #: Position of the latest beat in its bar (0 = "Drakkar"), for the view.
         self.beat_index: int | None = None
         self._period: float | None = None
@@ -372,6 +373,8 @@ class DrakkarHost:
             self._period = 60.0 / self.tracker.bpm
         for e in events:
             name = type(e).__name__
+            if name == "Beat":
+                self.beat_index = e.index
             if name == "LastTum":
                 self.last_tums.append(e.t)
             elif name == "SongStopped":
@@ -379,8 +382,6 @@ class DrakkarHost:
                 self._tracker_events.append(e)
             elif name == "BarStart":
                 self._bar_pending = e
-            if name == "Beat":
-                self.beat_index = e.index
             elif name == "Beat" and e.index == 0 and self._bar_pending is not None:
                 # A bar counts once its first beat was heard: the tracker also
                 # closes the bar it expected when the table stopped.
@@ -443,7 +444,11 @@ class DrakkarHost:
                          f"{song_words(song.tums, song.reversed)}.", e.t, "song")
         elif name == "WrongSong":
             self.heard["wrong_song"] += 1
-            if self.phase(e.t)[0] != STOPPED:
+            # Said once per mistake: again only if the table sings yet another
+            # song, or after a play or a stop.
+            key = (e.heard_tums, self.state.song.tums, len(self.plays), len(self.stops))
+            if self.phase(e.t)[0] != STOPPED and key != self._last_wrong:
+                self._last_wrong = key
                 self.say(wrong_song_line(self.state, e.heard_tums), e.t, "song")
         elif name == "TempoChanged":
             self.heard["tempo"] += 1

@@ -235,6 +235,10 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
     from voicehost.hosts.settings import calibration_latency
     from voicehost.journal import Journal
 
+    if not sys.stdin.isatty():
+        raise DeviceError("live play reads declarations from the keyboard, but standard "
+                          "input is not a terminal; run it in a terminal (or host a "
+                          "recording with --input WAV --declarations JSON).")
     mic = _mic(args.input_device)
     mute = MuteWindows()
     announcer = make_announcer(args.quiet, args.output_device, mute)
