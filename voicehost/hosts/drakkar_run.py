@@ -49,6 +49,22 @@ def recorded_games(folder: Path) -> list[tuple[str, Path, Path]]:
     return out
 
 
+def host_recorded_games(folder: Path, quiet: bool = True, output_device: Any = None,
+                        seed: int = 0, header=print) -> list[tuple[str, DrakkarResult]]:
+    """Host every bundled Drakkar recording through the live pipeline (for ``demo``).
+
+    ``header(text)`` is called before each game ("== drakkar win =="); the
+    host's lines are spoken, or printed when ``quiet`` or when no voice is
+    available.
+    """
+    results = []
+    for name, wav, side in recorded_games(folder):
+        header(f"== {name.replace('_', ' ')} ==")
+        announcer = make_announcer(quiet, output_device)
+        results.append((name, run_recording(wav, side, announcer, seed=seed)))
+    return results
+
+
 class UsageError(VoicehostError):
     """Options that do not go together."""
 
