@@ -36,6 +36,7 @@ audio in blocks of any size gives exactly the same onsets as feeding it whole.
 
 from __future__ import annotations
 
+import bisect
 from collections import deque
 from dataclasses import dataclass
 from typing import Iterable
@@ -163,8 +164,6 @@ class OnsetDetector:
     def reset(self) -> None:
         """Forget everything heard (a new recording or a restarted stream)."""
         p = self.p
-        self._buf = np.zeros(self.n_fft, dtype=np.float64)  # last n_fft samples
-        self._pending = np.zeros(0, dtype=np.float64)
         self._samples_in = 0  # samples received
         self._frame = 0  # frames computed
         self._smooth: np.ndarray | None = None
@@ -174,7 +173,7 @@ class OnsetDetector:
         self._slap_cand: tuple[Onset, float, int] | None = None
         self._cflux: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._clow: deque[float] = deque(maxlen=p.valley_frames + 4)
-        self._cflux_median: deque[float] = deque(maxlen=p.median_frames)
+        self._cflux_median = _RunningMedian(p.median_frames)
         self._dev: np.ndarray | None = None
         self._rise_max = 0.0
         self._quiet = 0
@@ -182,13 +181,16 @@ class OnsetDetector:
         self._level_hist: deque[np.ndarray] = deque(maxlen=8)
         self._act: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._flux: deque[float] = deque(maxlen=p.valley_frames + 4)
-        self._flux_median: deque[float] = deque(maxlen=p.median_frames)
+        self._flux_median = _RunningMedian(p.median_frames)
         self._thr_hist: deque[float] = deque(maxlen=8)
         self._armed = True
         self._last_onset = -1e9
-        raw_len = int(0.25 * self.rate) // self.hop * self.hop
-        self._raw = np.zeros(raw_len, dtype=np.float64)  # recent samples for refinement
-        self._raw_start = -raw_len  # clock index of self._raw[0]
+        # Recent samples (zeros before the stream began), for the frames and
+        # for the millisecond refinement; ``_hist_start`` is the clock index
+        # of ``_hist[0]``.
+        self._keep = max(self.n_fft, int(0.3 * self.rate))
+        self._hist = np.zeros(self._keep, dtype=np.float64)
+        self._hist_start = -self._keep
 
     # -- streaming API ---------------------------------------------------------
     def process(self, block: Block | np.ndarray) -> list[Onset]:
@@ -198,23 +200,28 @@ class OnsetDetector:
         if x.ndim != 1:
             raise ValueError("blocks must be mono")
         self._samples_in += len(x)
-        self._pending = np.concatenate([self._pending, x]) if len(self._pending) else x.copy()
+        self._hist = np.concatenate([self._hist, x])
+        hop, n_fft = self.hop, self.n_fft
+        n_new = self._samples_in // hop - self._frame
         out: list[Onset] = []
-        hop = self.hop
-        n_frames = len(self._pending) // hop
-        if n_frames == 0:
-            return out
-        for k in range(n_frames):
-            chunk = self._pending[k * hop : (k + 1) * hop]
-            self._buf[:-hop] = self._buf[hop:]
-            self._buf[-hop:] = chunk
-            # Raw history for the millisecond refinement, kept frame by frame
-            # so that it never depends on how the audio was cut into blocks.
-            self._raw[:-hop] = self._raw[hop:]
-            self._raw[-hop:] = chunk
-            self._raw_start += hop
-            out.extend(self._step(self._buf))
-        self._pending = self._pending[n_frames * hop :].copy()
+        if n_new > 0:
+            # The spectra of all new frames at once (each row is computed
+            # exactly as it would be alone, so block size changes nothing);
+            # the stateful part then runs frame by frame.
+            first_end = (self._frame + 1) * hop - self._hist_start
+            windows = np.lib.stride_tricks.sliding_window_view(self._hist, n_fft)
+            frames = windows[first_end - n_fft : first_end - n_fft + n_new * hop : hop]
+            spec = np.fft.rfft(frames * self.window, axis=1)[:, self._lo : self._hi]
+            power = spec.real**2 + spec.imag**2
+            mel = (self._mel[None, :, :] * power[:, None, :]).sum(axis=2)
+            levels = np.log10(mel + 1e-7)  # 1e-7: about -80 dBFS white noise
+            for k in range(n_new):
+                out.extend(self._step(levels[k]))
+        # Keep what the next frames and the millisecond refinement need.
+        keep_from = self._frame * hop - self._keep
+        if keep_from > self._hist_start:
+            self._hist = self._hist[keep_from - self._hist_start :]
+            self._hist_start = keep_from
         return out
 
     def flush(self) -> list[Onset]:
@@ -231,10 +238,10 @@ class OnsetDetector:
         return out
 
     # -- internals -------------------------------------------------------------
-    def _step(self, frame: np.ndarray) -> list[Onset]:
+    def _step(self, level: np.ndarray) -> list[Onset]:
         """One frame: decide onsets, and settle a slap candidate once its decay is known."""
         p = self.p
-        onset = self._decide(frame)
+        onset = self._decide(level)
         out: list[Onset] = []
         if self._slap_cand is not None:
             cand, peak_upper, waited = self._slap_cand
@@ -258,12 +265,8 @@ class OnsetDetector:
                 out.append(onset)
         return out
 
-    def _decide(self, frame: np.ndarray) -> Onset | None:
+    def _decide(self, level: np.ndarray) -> Onset | None:
         p = self.p
-        spec = np.fft.rfft(frame * self.window)[self._lo : self._hi]
-        power = spec.real**2 + spec.imag**2
-        mel = (self._mel * power).sum(axis=1)
-        level = np.log10(mel + 1e-7)  # 1e-7: about -80 dBFS white noise
         # Minimum statistics: the floor is the lowest smoothed level of the last
         # ``floor_frames`` frames, so it follows a changing room within seconds.
         if self._smooth is None:
@@ -302,12 +305,12 @@ class OnsetDetector:
             flux = 0.0
             cflux = 0.0
         self._cflux.append(cflux)
-        cmed = float(np.median(self._cflux_median)) if self._cflux_median else 0.0
+        cmed = self._cflux_median.median()
         self._cflux_median.append(cflux)
         self._clow.append(max(p.cons_abs, p.median_mult * cmed))
         self._spec_hist.append(above)
         self._flux.append(flux)
-        med = float(np.median(self._flux_median)) if self._flux_median else 0.0
+        med = self._flux_median.median()
         # Two thresholds: the low one (noise level of the flux) says where a
         # rise starts and when the detector may re-arm; the high one (a share
         # of the strength of recent onsets) decides that a rise is an onset.
@@ -400,11 +403,11 @@ class OnsetDetector:
         coarse = self._frame_time(start_frame)
         a = int(round(self._frame_time(valley_frame) * rate)) - self.hop
         b = int(round(coarse * rate)) + 2 * self.hop
-        lo = max(a, self._raw_start)
-        hi = min(b, self._raw_start + len(self._raw))
+        lo = max(a, self._hist_start)
+        hi = min(b, self._frame * self.hop)  # never past the frame being decided
         if hi - lo < int(0.03 * rate):
             return coarse
-        seg = self._raw[lo - self._raw_start : hi - self._raw_start]
+        seg = self._hist[lo - self._hist_start : hi - self._hist_start]
         seg = np.diff(seg, prepend=seg[0])
         ms = rate // 1000
         n = len(seg) // ms
@@ -442,6 +445,29 @@ class OnsetDetector:
         # 2.5 kHz than between 400 Hz and 2 kHz; a slap is nearly flat.
         tilt = float(np.median(now[self._upper :]) - np.median(now[self._mid[0] : self._mid[1]]))
         return SLAP if tilt > p.slap_tilt else VOICE
+
+
+class _RunningMedian:
+    """Median of the last ``n`` values, kept sorted (a few microseconds per frame)."""
+
+    def __init__(self, n: int):
+        self._window: deque[float] = deque()
+        self._sorted: list[float] = []
+        self._n = n
+
+    def append(self, v: float) -> None:
+        self._window.append(v)
+        bisect.insort(self._sorted, v)
+        if len(self._window) > self._n:
+            old = self._window.popleft()
+            del self._sorted[bisect.bisect_left(self._sorted, old)]
+
+    def median(self) -> float:
+        n = len(self._sorted)
+        if n == 0:
+            return 0.0
+        m = n // 2
+        return self._sorted[m] if n % 2 else 0.5 * (self._sorted[m - 1] + self._sorted[m])
 
 
 def detect_onsets(
