@@ -90,7 +90,9 @@ class OnsetParams:
     confirm: float = 1.0  # mean flux over the onset frame and look-ahead, times the low threshold
     rearm_ratio: float = 0.5  # flux must fall below this times threshold to re-arm
     min_ioi: float = 0.10  # s: one syllable of a group is one onset
-    valley_frames: int = 10  # frames searched back for the valley before a rise
+    valley_frames: int = 10  # frames searched back for the start of a rise
+    burst_gap: int = 5  # frames between a consonant's burst and its vowel
+    burst_mult: float = 5.0  # consonant flux, times its noise level, that is a burst
     valley_rise: float = 0.08  # share of the rise that marks its start
     refine_db: float = 4.0  # dB above the valley's envelope that marks the onset
     refine_hold: int = 4  # ms the envelope must stay above
@@ -367,6 +369,18 @@ class OnsetDetector:
                and cf[start - 1 + off] > cl[start - 1 + off]
                and act[start - 1 + aoff] < act[start + aoff]):
             start -= 1
+        # A stop consonant's burst can come 20 to 50 ms before its vowel with a
+        # near-silent closure between them: look back over that gap for a
+        # clear burst in the upper bands.
+        j = start - 1
+        while j > floor_idx and start - j <= p.burst_gap and c_idx - j < p.valley_frames:
+            if cf[j + off] > p.burst_mult * cl[j + off]:
+                start = j
+                while (start > floor_idx and c_idx - start < p.valley_frames
+                       and cf[start - 1 + off] > cl[start - 1 + off]):
+                    start -= 1
+                break
+            j -= 1
         start_frame = c - (c_idx - start)
         valley_frame = start_frame - 2
         t = self._refine(start_frame, valley_frame)
