@@ -30,6 +30,7 @@ the first warm-up bar.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -147,6 +148,7 @@ class ChantTracker:
         self.period_gain = period_gain
         self.tempo_change = tempo_change
         self.stop_beats = stop_beats
+        self.half_ratio = 0.35  # a "kar" is at least this share of a typical beat's strength
         self._pending_song: tuple[int, bool] | None = None
         self.bars: list[Bar] = []
         self.events: list[Event] = []
@@ -197,6 +199,7 @@ class ChantTracker:
         self._deferred: list[_Slot] = []  # closed slots with no onset, not yet counted
         self._last_heard = -1e9
         self._first_missed: float | None = None  # the first beat with no onset since one was heard
+        self._strengths: deque[float] = deque(maxlen=8)
         self._pos = 0
         self._uncertain = False
         self._bar: Bar | None = None
@@ -219,10 +222,13 @@ class ChantTracker:
         if self._period is None:
             self._acquire(o, out)
             return
-        # Half-beat of a slot waiting to close?
+        # Half-beat of a slot waiting to close? A stray weak onset (chatter,
+        # a chair) is not the table's "kar".
+        typical = self._typical()
         for s in self._closing:
             if (s.onset is not None and s.half is None and o.kind != SLAP
-                    and self._half_window(o.t - s.t, s.period)):
+                    and self._half_window(o.t - s.t, s.period)
+                    and o.strength >= self.half_ratio * typical):
                 s.half = o
                 self.on_grid.add(o.t)
                 self._last_heard = o.t
@@ -232,13 +238,23 @@ class ChantTracker:
         self._last_heard = max(self._last_heard, o.t)  # the table is still singing
         tol = self._tol(self._period)
         if abs(o.t - slot.b) <= tol:
-            if slot.onset is None or (slot.onset.kind == SLAP and o.kind != SLAP):
-                first = slot.onset is None
+            cur = slot.onset
+            if (cur is None or (cur.kind == SLAP and o.kind != SLAP)
+                    or (o.kind == cur.kind and o.strength > 2.0 * cur.strength)):
+                # The first onset in the window, or a much stronger one: the
+                # beat itself rather than a stray sound just before it.
+                if cur is not None:
+                    self.on_grid.discard(cur.t)
                 slot.onset = o
                 self.on_grid.add(o.t)
                 self._last_heard = o.t
-                if first and self._is_last_pos(slot.pos):
-                    self._emit_last_tum(slot, out)
+
+    def _typical(self) -> float:
+        """Typical strength of the beats heard lately (0 before any)."""
+        if not self._strengths:
+            return 0.0
+        v = sorted(self._strengths)
+        return v[len(v) // 2]
 
     def _acquire(self, o: Onset, out: list[Event]) -> None:
         """Lock on three beats a period apart with an onset on one half beat.
@@ -303,8 +319,6 @@ class ChantTracker:
                 self._pos_after(slot)
             else:
                 self._slot = slot
-                if self._is_last_pos(slot.pos):
-                    self._emit_last_tum(slot, out)
         self._recent = []
 
     # -- time --------------------------------------------------------------------
@@ -323,6 +337,9 @@ class ChantTracker:
             if slot is not None and now > slot.b + self._tol(self._period):
                 # The beat's window is over: correct phase and period, open the next.
                 if slot.onset is not None:
+                    if self._is_last_pos(slot.pos):
+                        self._emit_last_tum(slot, out)
+                    self._strengths.append(slot.onset.strength)
                     e = slot.onset.t - slot.b
                     b = slot.b + self.phase_gain * e
                     self._period = _clamp_period(self._period + self.period_gain * e)
