@@ -307,10 +307,26 @@ class ChantTracker:
         self._ref_period = period
         self._apply_song()
         self._pos = 0 if not self.reversed else self.tums
-        for k, bo in enumerate(beats[dbl:]):
+        seq = list(beats[dbl:])
+        if self.reversed:
+            # The Tums sung before this "Drak-kar" make the first bar: take
+            # them back from the recent onsets when all of them were heard.
+            d = beats[dbl]
+            pre: list[Onset] = []
+            for k in range(1, self.tums + 1):
+                want = d.t - k * period
+                near = [o for o in self._recent
+                        if abs(o.t - want) <= self._tol(period) and o.t < d.t]
+                if not near:
+                    break
+                pre.append(min(near, key=lambda o: abs(o.t - want)))
+            if len(pre) == self.tums:
+                seq = pre[::-1] + seq
+                self._pos = 0
+        for bo in seq:
             slot = _Slot(b=bo.t, period=period, onset=bo, pos=self._pos)
             self.on_grid.add(bo.t)
-            if k == 0:
+            if bo is beats[dbl]:
                 slot.half = half
                 self.on_grid.add(half.t)
             self._last_heard = bo.t
