@@ -1,0 +1,49 @@
+"""``voicehost hear``: recognise one spoken answer in a recording."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+HELP = "recognise one spoken answer in a WAV file, restricted to the given choices"
+ORDER = 30
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("wav", metavar="WAV", help="a recording of one answer (any rate, mono or stereo)")
+    parser.add_argument("--choices", required=True,
+                        help="comma-separated answers, e.g. red,blue,green")
+    parser.add_argument("--backend", choices=("auto", "pocketsphinx", "vosk"), default="auto",
+                        help="recogniser (default: vosk if a model is installed, else pocketsphinx)")
+    parser.add_argument("--model", help="a Vosk model folder (implies --backend vosk)")
+    parser.add_argument("--no-carriers", action="store_true",
+                        help="accept bare answers only, not 'I vote red' or 'seat three'")
+    parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from voicehost.audio.sources import FileSource
+    from voicehost.speech.grammar import Question
+    from voicehost.speech.listener import Listener
+    from voicehost.speech.recognizer import open_recognizer
+
+    choices = [c for c in args.choices.split(",") if c.strip()]
+    kwargs = {"carriers": ()} if args.no_carriers else {}
+    question = Question.build(choices, **kwargs)
+    source = FileSource(args.wav)
+    backend = "vosk" if args.model and args.backend == "auto" else args.backend
+    recognizer = open_recognizer(backend, args.model)
+    prepared = recognizer.prepare(question)
+    if prepared.missing:
+        print(f"voicehost: note: the {recognizer.name} model cannot recognise "
+              f"{', '.join(prepared.missing)}; answers using them are left out.", file=sys.stderr)
+    heard = Listener(recognizer).listen(source.blocks(), prepared, max_wait=float("inf"),
+                                        whole_if_silent=True)
+    answer = heard.answer
+    if args.json:
+        print(json.dumps(answer.to_json()))
+    else:
+        shown = answer.choice if answer.choice is not None else "(no answer: not one of the choices)"
+        print(f"{shown}\theard: {answer.heard!r}\tconfidence {answer.confidence:.2f}\t{answer.backend}")
+    return 0

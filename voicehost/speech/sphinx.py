@@ -1,0 +1,233 @@
+"""PocketSphinx, the embedded default: a JSGF grammar per question plus a garbage path.
+
+The wheel ships an English acoustic model and dictionary, so this works on a
+fresh install with nothing to download.
+
+Why the conditioning in :func:`condition`: measured here (design.md, section 6
+and ``python -m bench speech``), PocketSphinx's live cepstral-mean
+normalisation is thrown by exact digital silence and by loud input, and its
+model expects energy above 4 kHz that 8 kHz recordings lack. So each
+utterance is brought to a fixed peak level, padded with a faint noise floor
+(never zeros), and narrow-band audio gets a mirrored copy of its upper band.
+
+Why the garbage words: a grammar of eight colours forces "banana" onto some
+colour with high posterior (the posterior does not separate in- from
+out-of-grammar speech). Giving the search other ordinary words to choose,
+none of which sounds like an answer, lets it say "something else": when one
+of them wins, the answer is rejected and the host asks again.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from voicehost.errors import ModelError
+from voicehost.speech.grammar import Question
+from voicehost.speech.pronounce import pronounce
+from voicehost.speech.recognizer import Answer, Prepared
+
+#: Competitors for out-of-grammar speech: common, phonetically varied words.
+#: Any that sound like an answer of the current question are left out.
+GARBAGE_WORDS: tuple[str, ...] = tuple(
+    """time year people way day man thing woman life child world school state family
+    group country problem hand part place case week company system program question
+    work government night point home water room mother area money story fact month lot
+    study book eye job word business issue side kind head house service friend father
+    power hour game line end member law car city community name team minute idea kid
+    body information back parent face level office door health person art war history
+    party result change morning reason research girl guy moment air teacher force
+    education foot boy age policy process music market sense nation plan college
+    interest death experience effect class control care field development role effort
+    rate heart drug show leader light voice wife police mind price report decision son
+    view town road arm value building action model season society""".split()
+)
+
+#: Peak level utterances are scaled to before decoding (measured best of 0.03..1).
+TARGET_PEAK = 0.3
+#: Faint noise added everywhere, so the decoder never sees exact zeros.
+NOISE_FLOOR = 3e-4
+#: Noise-floor padding on each side of an utterance, in seconds.
+PAD = 0.3
+#: Utterances shorter than this (seconds) are not tried with a lead-in phrase.
+LEAD_MIN = 0.6
+#: Weight of the spectral mirror that fills the empty 4-8 kHz band of narrow-band audio.
+MIRROR = 0.3
+
+
+def _phones_distance(a: list[str], b: list[str]) -> int:
+    prev = list(range(len(b) + 1))
+    for i, pa in enumerate(a, 1):
+        cur = [i]
+        for j, pb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (pa != pb)))
+        prev = cur
+    return prev[-1]
+
+
+def is_narrowband(samples: np.ndarray, rate: int = 16000) -> bool:
+    """Whether the audio has (almost) nothing above 4 kHz: an upsampled phone or 8 kHz file."""
+    if rate < 16000 or len(samples) < 512:
+        return False
+    spec = np.abs(np.fft.rfft(samples * np.hanning(len(samples)))) ** 2
+    cut = int(len(spec) * 4200 / (rate / 2))
+    low, high = spec[:cut].sum(), spec[cut:].sum()
+    return bool(low > 0 and high / low < 1e-4)
+
+
+def condition(samples: np.ndarray, rate: int = 16000, seed: int = 0) -> np.ndarray:
+    """Level, band and padding an utterance so PocketSphinx's front end behaves.
+
+    Deterministic (seeded noise), so the same audio always gives the same answer.
+    """
+    x = np.asarray(samples, dtype=np.float64)
+    if len(x) and is_narrowband(x, rate):
+        x = x + MIRROR * x * np.where(np.arange(len(x)) % 2 == 0, 1.0, -1.0)
+    peak = float(np.max(np.abs(x))) if len(x) else 0.0
+    if peak > 1e-6:
+        x = x * (TARGET_PEAK / peak)
+    pad = np.zeros(int(PAD * rate))
+    x = np.concatenate([pad, x, pad])
+    x += np.random.default_rng(seed).normal(0.0, NOISE_FLOOR, len(x))
+    return x
+
+
+def to_pcm16(x: np.ndarray) -> bytes:
+    return (np.clip(x, -1.0, 1.0) * 32767).astype("<i2").tobytes()
+
+
+@dataclass
+class _Search:
+    bare: str
+    lead: str | None
+    garbage: frozenset[str]
+
+
+class SphinxRecognizer:
+    """PocketSphinx with a grammar per question.
+
+    Parameters
+    ----------
+    garbage
+        How many out-of-grammar competitor words to offer (0 turns rejection off).
+    min_distance
+        Competitors must differ from every answer by at least this many phones.
+    """
+
+    name = "pocketsphinx"
+    rate = 16000
+
+    def __init__(self, garbage: int = 60, min_distance: int = 3):
+        self.garbage = garbage
+        self.min_distance = min_distance
+        self._decoder = None
+        self._searches: dict[str, _Search] = {}
+        self._added: dict[str, str] = {}
+
+    # -- setup ----------------------------------------------------------------
+
+    @property
+    def decoder(self):
+        if self._decoder is None:
+            try:
+                from pocketsphinx import Decoder
+            except ImportError as exc:  # pragma: no cover - declared dependency
+                raise ModelError(
+                    "PocketSphinx is not installed; run `pip install pocketsphinx`."
+                ) from exc
+            try:
+                self._decoder = Decoder(samprate=self.rate, lm=None, logfn=os.devnull)
+            except RuntimeError as exc:
+                raise ModelError(
+                    f"PocketSphinx could not load its English model ({exc}); "
+                    "reinstall it with `pip install --force-reinstall pocketsphinx`."
+                ) from None
+        return self._decoder
+
+    def phones(self, word: str) -> list[str] | None:
+        """The pronunciation used for ``word`` (dictionary, else generated), or ``None``."""
+        found = self.decoder.lookup_word(word)
+        if found:
+            return found.split()
+        phones = pronounce(word)
+        if not phones:
+            return None
+        try:
+            self.decoder.add_word(word, phones, True)
+        except RuntimeError:
+            return None
+        self._added[word] = phones
+        return phones.split()
+
+    @property
+    def generated(self) -> dict[str, str]:
+        """Words not in the dictionary and the phones generated for them."""
+        return dict(self._added)
+
+    def prepare(self, question: Question | Prepared) -> Prepared:
+        if isinstance(question, Prepared):
+            return question
+        known, missing = set(), []
+        for word in question.vocabulary():
+            (known.add(word) if self.phones(word) else missing.append(word))
+        answer_phones = [
+            sum((self.phones(w) or [] for w in form.split()), [])
+            for form, _ in question.spoken_forms()
+        ]
+        vocab = set(question.vocabulary())
+        garbage = []
+        for word in GARBAGE_WORDS:
+            if len(garbage) >= self.garbage:
+                break
+            if word in vocab:
+                continue
+            ph = self.phones(word)
+            if ph and all(_phones_distance(ph, a) >= self.min_distance for a in answer_phones):
+                garbage.append(word)
+        bare = self._search(question.jsgf(known, garbage=garbage, carriers=False))
+        lead = None
+        if any(all(w in known for w in c.split()) for c in question.carriers):
+            lead = self._search(question.jsgf(known, carriers=True))
+        return Prepared(question, missing, _Search(bare, lead, frozenset(garbage)))
+
+    def _search(self, jsgf: str) -> str:
+        name = f"q{abs(hash(jsgf)) % 10**12}"
+        if name not in self._searches:
+            try:
+                self.decoder.add_jsgf_string(name, jsgf)
+            except (RuntimeError, ValueError) as exc:
+                raise ModelError(f"PocketSphinx rejected a grammar ({exc}).") from None
+            self._searches[name] = jsgf
+        return name
+
+    # -- decoding -------------------------------------------------------------
+
+    def decode(self, samples: np.ndarray, search: str) -> tuple[str, float, float]:
+        """Words, posterior (0..1) and path score of the best path through ``search``."""
+        d = self.decoder
+        d.activate_search(search)
+        d.start_utt()
+        d.process_raw(to_pcm16(samples), False, True)
+        d.end_utt()
+        hyp = d.hyp()
+        if hyp is None:
+            return "", 0.0, -np.inf
+        prob = float(d.get_logmath().exp(hyp.prob)) if hyp.prob < 0 else 1.0
+        return hyp.hypstr.strip(), min(1.0, max(0.0, prob)), float(hyp.score)
+
+    def recognize(self, samples: np.ndarray, question: Question | Prepared) -> Answer:
+        prepared = self.prepare(question)
+        search: _Search = prepared.handle
+        x = condition(samples, self.rate)
+        heard, prob, score = self.decode(x, search.bare)
+        if search.lead is not None and len(samples) > LEAD_MIN * self.rate:
+            lead_heard, lead_prob, lead_score = self.decode(x, search.lead)
+            if lead_score > score and prepared.question.parse(lead_heard):
+                heard, prob = lead_heard, lead_prob
+        words = heard.split()
+        if not words or any(w in search.garbage for w in words):
+            return Answer(None, 1.0 - prob if words else 0.0, heard, self.name)
+        choice = prepared.question.parse(heard)
+        return Answer(choice, prob if choice else 0.0, heard, self.name)
