@@ -96,6 +96,9 @@ class OnsetParams:
     valley_rise: float = 0.08  # share of the rise that marks its start
     refine_db: float = 4.0  # dB above the valley's envelope that marks the onset
     refine_hold: int = 4  # ms the envelope must stay above
+    refine_weighted: bool = True  # weight the envelope by the bands above their noise
+    refine_floor: float = 0.01  # least weight of a band in that envelope
+    refine_cap: float = 1.0  # bels above the floor from which a band counts fully
     refine_span: float = 0.03  # s the refinement may move the frame estimate
     consonant_from_hz: float = 1800.0  # bands where a stop consonant's burst shows
     cons_abs: float = 0.3  # bels: least consonant flux that counts as rising
@@ -150,6 +153,7 @@ class OnsetDetector:
         self.p = p = params or OnsetParams()
         self.n_fft = p.n_fft
         self.window = np.hanning(p.n_fft + 1)[:-1].astype(np.float64)
+        self._short_window = np.hanning(4 * (rate // 1000) + 1)[:-1]
         mel = librosa.filters.mel(sr=rate, n_fft=p.n_fft, n_mels=p.n_mels,
                                   fmin=p.fmin, fmax=min(p.fmax, rate / 2))
         nz = np.flatnonzero(mel.sum(axis=0))
@@ -180,6 +184,7 @@ class OnsetDetector:
         self._rise_max = 0.0
         self._quiet = 0
         self._spec_hist: deque[np.ndarray] = deque(maxlen=p.lag + 1)
+        self._above_hist: deque[np.ndarray] = deque(maxlen=8)
         self._level_hist: deque[np.ndarray] = deque(maxlen=8)
         self._act: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._flux: deque[float] = deque(maxlen=p.valley_frames + 4)
@@ -311,6 +316,7 @@ class OnsetDetector:
         self._cflux_median.append(cflux)
         self._clow.append(max(p.cons_abs, p.median_mult * cmed))
         self._spec_hist.append(above)
+        self._above_hist.append(above)
         self._flux.append(flux)
         med = self._flux_median.median()
         # Two thresholds: the low one (noise level of the flux) says where a
@@ -424,8 +430,31 @@ class OnsetDetector:
         seg = self._hist[lo - self._hist_start : hi - self._hist_start]
         seg = np.diff(seg, prepend=seg[0])
         ms = rate // 1000
-        n = len(seg) // ms
-        env = np.log10((seg[: n * ms].reshape(n, ms) ** 2).mean(axis=1) + 1e-12)
+        if p.refine_weighted and self._spec_hist and len(seg) > 8 * ms:
+            # Listen where this onset stands out of the noise: a 1 ms-hop
+            # spectrogram with short (4 ms) windows, each band weighted by how
+            # far it rose above its floor (capped, so on a clean recording
+            # every band counts alike), so white noise in the upper bands
+            # does not hide a voiced rise below, nor the reverse.
+            recent = np.max(np.stack(list(self._above_hist)), axis=0)
+            prof = np.minimum(recent, p.refine_cap) ** 2
+            w = np.zeros(self.n_fft // 2 + 1)
+            w[self._lo : self._hi] = prof @ self._mel
+            w = w / w.max() + p.refine_floor if w.max() > 0 else np.ones_like(w)
+            win = 4 * ms
+            f_win = np.fft.rfftfreq(win, 1.0 / rate)
+            f_fft = np.fft.rfftfreq(self.n_fft, 1.0 / rate)
+            w_win = np.interp(f_win, f_fft, w)
+            frames = np.lib.stride_tricks.sliding_window_view(seg, win)[::ms]
+            spec = np.fft.rfft(frames * self._short_window, axis=1)
+            e = (spec.real**2 + spec.imag**2) @ w_win
+            # Frame k covers samples k*ms .. k*ms + win: put it at its centre.
+            pad = win // (2 * ms)
+            env = np.log10(np.concatenate([np.full(pad, e[0]), e]) + 1e-12)
+            n = len(env)
+        else:
+            n = len(seg) // ms
+            env = np.log10((seg[: n * ms].reshape(n, ms) ** 2).mean(axis=1) + 1e-12)
         env = np.convolve(env, np.ones(3) / 3, mode="same")
         # The baseline is the quietest of the 10 ms before each point, so the
         # dying tail of the previous syllable is never taken for a rise.
