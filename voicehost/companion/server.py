@@ -43,6 +43,27 @@ def _bearer(request) -> str | None:
     return None
 
 
+def with_headers(app):
+    """Add :data:`HEADERS` to every HTTP response, static files included."""
+    extra = [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
+
+    async def wrapped(scope, receive, send):
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+
+        async def send_with(message):
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {k.lower() for k, _ in headers}
+                headers += [(k, v) for k, v in extra if k not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await app(scope, receive, send_with)
+
+    return wrapped
+
+
 def build_app(companion: Companion):
     """The Starlette application serving ``companion``'s pages and API."""
     from starlette.applications import Starlette
@@ -185,7 +206,7 @@ def build_app(companion: Companion):
         WebSocketRoute("/ws", ws),
         Mount("/static", app=StaticFiles(directory=PAGES), name="static"),
     ]
-    return Starlette(routes=routes)
+    return with_headers(Starlette(routes=routes))
 
 
 class CompanionServer:

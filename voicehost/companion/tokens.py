@@ -3,7 +3,7 @@
 The join code is said aloud to the table, so it must survive a noisy room:
 four letters from a set with no look-alikes (no I/L/O/Q) and no sound-alikes
 (only one of the rhyming "ee" letters B C D E G P T V Z, one of M/N, one of
-F/S/X ...), each read with its spelling-alphabet word. It keeps a neighbour on
+F/S/X, one of A/J/K ...), each read with its spelling-alphabet word. It keeps a neighbour on
 the same Wi-Fi from taking a seat; it is not what protects the secrets.
 
 The per-player token is: 24 random bytes from :mod:`secrets`, compared in
@@ -17,7 +17,7 @@ import secrets
 
 #: Letters of a join code, with the word the host says for each.
 SPOKEN: dict[str, str] = {
-    "A": "Alfa", "D": "Delta", "H": "Hotel", "K": "Kilo", "M": "Mike",
+    "A": "Alfa", "D": "Delta", "H": "Hotel", "M": "Mike",
     "R": "Romeo", "W": "Whiskey", "X": "X-ray", "Y": "Yankee",
 }
 JOIN_ALPHABET = "".join(SPOKEN)
@@ -35,7 +35,7 @@ def spoken_code(code: str) -> str:
 
 def normalise_code(text: str) -> str:
     """What a player typed ("a-d h m", "alfa delta hotel mike") as a code ("ADHM")."""
-    words = str(text).replace("-", " ").replace(",", " ").split()
+    words = str(text).lower().replace("x-ray", "xray").replace("-", " ").replace(",", " ").split()
     by_word = {w.lower(): ch for ch, w in SPOKEN.items()}
     by_word["xray"] = "X"
     if words and all(w.lower() in by_word for w in words):

@@ -1,0 +1,308 @@
+"""The companion's server on loopback: seats, tokens, privacy, pushes, reconnects, errors."""
+
+import json
+import socket
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+from websockets.sync.client import connect
+
+from voicehost.companion import Companion, CompanionError
+from voicehost.companion.payloads import HandSync, drakkar_hand, publish_sailor_roles
+
+
+class FakeClock:
+    """A host clock the test moves by hand (the companion reads no other)."""
+
+    def __init__(self, t: float = 1000.0):
+        self.t = t
+        self.lock = threading.Lock()
+
+    def __call__(self) -> float:
+        with self.lock:
+            return self.t
+
+
+def request(url, method="GET", body=None, token=None):
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as res:
+            return res.status, json.loads(res.read() or b"null")
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"null")
+
+
+@pytest.fixture
+def table():
+    clock = FakeClock()
+    comp = Companion("sailor", clock=clock)
+    comp.start(bind="127.0.0.1")
+    yield comp, clock
+    comp.stop()
+
+
+def join(comp, name, colour, code=None):
+    return request(comp.url + "/api/join", "POST",
+                   {"code": code or comp.code, "name": name, "colour": colour})
+
+
+def ws_url(comp):
+    return comp.url.replace("http://", "ws://") + "/ws"
+
+
+def until(predicate, timeout=10.0):
+    """Poll a condition the server reaches on its own thread (bounded)."""
+    import time
+
+    end = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < end, "the server never got there"
+        time.sleep(0.01)
+
+
+def receive(ws, kind):
+    while True:
+        msg = json.loads(ws.recv(timeout=10))
+        if msg["type"] == kind:
+            return msg
+
+
+def test_server_binds_loopback_only_in_tests(table):
+    comp, _ = table
+    assert comp.url.startswith("http://127.0.0.1:")
+
+
+def test_pages_are_served_locally_with_no_outside_reference(table):
+    comp, _ = table
+    for path in ("/", "/static/app.js", "/static/style.css"):
+        with urllib.request.urlopen(comp.url + path, timeout=10) as res:
+            text = res.read().decode()
+            assert res.status == 200
+            assert res.headers["Cache-Control"] == "no-store"
+            assert "default-src 'self'" in res.headers["Content-Security-Policy"]
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text
+
+
+def test_wrong_code_is_refused_and_repeated_guesses_are_stopped(table):
+    comp, _ = table
+    status, body = join(comp, "ann", "red", code="QQQQ")
+    assert status == 403 and "join code" in body["error"]
+    assert request(comp.url + "/api/lobby?code=QQQQ")[0] == 403
+    for _ in range(40):
+        status, _ = request(comp.url + "/api/lobby?code=QQQQ")
+    assert status == 429
+    assert join(comp, "ann", "red")[0] == 429  # even the right code, from that client
+
+
+def test_join_gives_a_token_and_refuses_taken_names_and_colours(table):
+    comp, _ = table
+    status, body = join(comp, "ann", "red")
+    assert status == 200 and len(body["token"]) >= 32
+    assert join(comp, "ann", "blue")[0] == 409
+    assert join(comp, "bo", "red")[0] == 409
+    assert join(comp, "bo", "magenta")[0] == 422
+    assert join(comp, "", "blue")[0] == 422
+    status, body = join(comp, "bo", "blue")
+    assert status == 200
+    status, lobby = request(comp.url + f"/api/lobby?code={comp.code}")
+    assert "red" not in lobby["colours"] and "blue" not in lobby["colours"]
+    assert [s.name for s in comp.seats()] == ["ann", "bo"]
+
+
+def test_a_token_gets_its_own_secret_and_never_another(table):
+    comp, _ = table
+    ann = join(comp, "ann", "red")[1]["token"]
+    bo = join(comp, "bo", "blue")[1]["token"]
+    comp.publish_private("ann", {"role": "the Drunken Sailor"})
+    comp.publish_private("bo", {"role": "a sailor", "word": "lantern"})
+    status, mine = request(comp.url + "/api/me", token=ann)
+    assert status == 200 and mine["private"] == {"role": "the Drunken Sailor"}
+    assert "lantern" not in json.dumps(mine)
+    assert request(comp.url + "/api/seat/ann", token=ann)[0] == 200
+    # Another's page: with my token, with none, with a forged one.
+    for token in (ann, None, "x" * 32, bo[:-1]):
+        status, body = request(comp.url + "/api/seat/bo", token=token)
+        assert status == 403
+        assert "lantern" not in json.dumps(body)
+    assert request(comp.url + "/api/me")[0] == 403
+    assert request(comp.url + "/api/seat/nobody", token=ann)[0] == 403
+
+
+def test_websocket_pushes_only_to_its_own_seat_and_resends_after_reconnect(table):
+    comp, _ = table
+    ann = join(comp, "ann", "red")[1]["token"]
+    bo = join(comp, "bo", "blue")[1]["token"]
+    with connect(ws_url(comp)) as wa, connect(ws_url(comp)) as wb:
+        wa.send(json.dumps({"type": "hello", "token": ann}))
+        wb.send(json.dumps({"type": "hello", "token": bo}))
+        assert receive(wa, "welcome")["name"] == "ann"
+        assert receive(wb, "welcome")["name"] == "bo"
+        assert comp.wait_for_players(["ann", "bo"], timeout=10) == []
+        comp.publish_private("bo", {"role": "a sailor", "word": "lantern"})
+        comp.publish_private("ann", {"role": "the Drunken Sailor"})
+        assert receive(wb, "private")["payload"]["word"] == "lantern"
+        got = receive(wa, "private")
+        assert got["payload"] == {"role": "the Drunken Sailor"}
+        comp.publish_table({"message": "Blue draws."})
+        assert receive(wa, "table")["payload"]["message"] == "Blue draws."
+    # Both pages gone: the host knows who is missing, and keeps everything.
+    until(lambda: comp.missing(["ann", "bo"]) == ["ann", "bo"])
+    assert comp.wait_for_players(["ann", "bo"], timeout=0.05) == ["ann", "bo"]
+    with connect(ws_url(comp)) as wb:
+        wb.send(json.dumps({"type": "hello", "token": bo}))
+        welcome = receive(wb, "welcome")
+        assert welcome["private"]["word"] == "lantern"
+        assert comp.missing(["ann", "bo"]) == ["ann"]
+
+
+def test_websocket_without_a_valid_token_is_closed(table):
+    comp, _ = table
+    join(comp, "ann", "red")
+    from websockets.exceptions import ConnectionClosed
+
+    for hello in ({"type": "hello", "token": "nope"}, {"type": "hello"}, ["junk"]):
+        with connect(ws_url(comp)) as ws:
+            ws.send(json.dumps(hello))
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    assert "private" not in ws.recv(timeout=10)
+            assert closed.value.rcvd.code == 4403
+    assert comp.connected() == []
+
+
+def test_presence_callbacks_and_release(table):
+    comp, _ = table
+    events = []
+    comp.on_presence(lambda name, up: events.append((name, up)))
+    ann = join(comp, "ann", "red")[1]["token"]
+    with connect(ws_url(comp)) as ws:
+        ws.send(json.dumps({"type": "hello", "token": ann}))
+        receive(ws, "welcome")
+        comp.release("ann")
+        assert receive(ws, "released")
+    assert comp.wait_for_players(["ann"], timeout=0.1) == ["ann"]
+    assert request(comp.url + "/api/me", token=ann)[0] == 403
+    assert events[0] == ("ann", True)
+    assert join(comp, "ann", "red")[0] == 200  # the seat is free again
+
+
+def test_clock_pings_and_a_declaration_on_the_host_clock(table):
+    comp, clock = table
+    got = []
+    comp.on_declaration(got.append)
+    ann = join(comp, "ann", "red")[1]["token"]
+    phone_offset = -990.0  # phone clock = host clock - 990
+    with connect(ws_url(comp)) as ws:
+        ws.send(json.dumps({"type": "hello", "token": ann}))
+        receive(ws, "welcome")
+        # A tap before any ping: stamped on arrival, with no bound.
+        ws.send(json.dumps({"type": "play", "id": "a", "card": "kraken", "slot": 2,
+                            "t": 1.0}))
+        ack = receive(ws, "ack")
+        assert ack["t"] == 1000.0 and ack["error"] is None
+        for i, (up, down) in enumerate([(0.030, 0.010), (0.004, 0.002), (0.050, 0.040)]):
+            clock.t = 1000.0 + i
+            t0 = clock.t + phone_offset
+            clock.t += up
+            ws.send(json.dumps({"type": "ping", "id": i, "t0": t0}))
+            pong = receive(ws, "pong")
+            assert pong["t0"] == t0 and pong["t1"] == clock.t
+            t3 = pong["t2"] + down + phone_offset
+            ws.send(json.dumps({"type": "sample", "t0": t0, "t1": pong["t1"],
+                                "t2": pong["t2"], "t3": t3}))
+            est = receive(ws, "clock")
+        assert est["delay"] == pytest.approx(0.006)
+        clock.t = 1010.0
+        tap_phone = 1009.95 + phone_offset
+        ws.send(json.dumps({"type": "play", "id": "b", "card": "rower:red", "slot": 3,
+                            "t": tap_phone}))
+        ack = receive(ws, "ack")
+        assert abs(ack["t"] - 1009.95) <= ack["error"]
+        # The same tap again (a resend after a reconnect) is not a second play.
+        ws.send(json.dumps({"type": "play", "id": "b", "card": "rower:red", "slot": 3,
+                            "t": tap_phone}))
+        assert receive(ws, "ack")["duplicate"] is True
+        ws.send(json.dumps({"type": "play", "id": "c", "card": "rower:red", "slot": 7,
+                            "t": tap_phone}))
+        assert receive(ws, "refused")["message"] == "A section is 1, 2 or 3."
+    assert [(d.player, d.card, d.slot) for d in got] == [("ann", "kraken", 2),
+                                                          ("ann", "rower:red", 3)]
+    player, card, slot, t = got[1]
+    assert abs(t - 1009.95) <= got[1].error
+    assert [d.id for d in comp.take_declarations()] == ["a", "b"]
+    assert comp.take_declarations() == []
+    report = comp.clock_report()
+    assert report["ann"] is None  # the page is closed: no live clock
+
+
+def test_fixed_seats_with_colours_and_sailor_roles_from_a_round():
+    from voicehost.games import sailor
+
+    match = sailor.new_match([("ann", "red"), ("bo", "blue"), ("cy", "green")])
+    import random
+
+    round_ = sailor.start_round(match, random.Random(4))
+    comp = Companion("sailor", players={p.name: p.colour for p in match.players},
+                     clock=FakeClock())
+    comp.start(bind="127.0.0.1")
+    try:
+        status, lobby = request(comp.url + f"/api/lobby?code={comp.code}")
+        assert lobby["fixed_colours"] and [s["name"] for s in lobby["free_seats"]] == [
+            "ann", "bo", "cy"]
+        assert join(comp, "dan", None)[0] == 422  # not at this table
+        tokens = {p.name: join(comp, p.name, None)[1]["token"] for p in match.players}
+        publish_sailor_roles(comp, round_)
+        word = round_.word
+        for p in match.players:
+            private = request(comp.url + "/api/me", token=tokens[p.name])[1]["private"]
+            if p == round_.sailor:
+                assert private["role"] == "the Drunken Sailor"
+                assert word.lower() not in json.dumps(private).lower()
+            else:
+                assert private["word"] == word and word.lower() in private["line"].lower()
+    finally:
+        comp.stop()
+
+
+def test_hand_sync_publishes_each_hand_to_its_player_when_it_changes():
+    class State:
+        players = ("ann", "bo")
+        turn = "ann"
+        hands = {"ann": ["rower:red", "kraken"], "bo": ["dragon"]}
+
+    sent = []
+
+    class Spy(Companion):
+        def publish_private(self, player, payload):
+            sent.append((player, payload))
+
+    sync = HandSync(Spy("drakkar", players=["ann", "bo"], clock=FakeClock()))
+    sync.sync(State)
+    sync.sync(State)
+    assert sent == [("ann", drakkar_hand(State, "ann")), ("bo", drakkar_hand(State, "bo"))]
+    assert sent[0][1] == {"hand": ["rower:red", "kraken"], "turn": "ann", "your_turn": True}
+    State.hands = {"ann": ["rower:red"], "bo": ["dragon"]}
+    sync.sync(State)
+    assert sent[-1] == ("ann", {"hand": ["rower:red"], "turn": "ann", "your_turn": True})
+    assert len(sent) == 3
+
+
+def test_port_in_use_and_bad_address_are_one_sentence_errors():
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    port = busy.getsockname()[1]
+    try:
+        comp = Companion("drakkar", clock=FakeClock())
+        with pytest.raises(CompanionError, match=f"port {port} is already in use"):
+            comp.start(bind="127.0.0.1", port=port)
+    finally:
+        busy.close()
+    with pytest.raises(CompanionError, match="not an address of this machine"):
+        Companion("drakkar", clock=FakeClock()).start(bind="192.0.2.1")
