@@ -30,6 +30,7 @@ the first warm-up bar.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -239,15 +240,21 @@ class ChantTracker:
         tol = self._tol(self._period)
         if abs(o.t - slot.b) <= tol:
             cur = slot.onset
-            if (cur is None or (cur.kind == SLAP and o.kind != SLAP)
-                    or (o.kind == cur.kind and o.strength > 2.0 * cur.strength)):
-                # The first onset in the window, or a much stronger one: the
-                # beat itself rather than a stray sound just before it.
+            if cur is None or self._score(o, slot) > self._score(cur, slot):
+                # The best onset of the window (loud and near the predicted
+                # beat), not a stray sound that happened to come first; the
+                # choice is final when the window closes.
                 if cur is not None:
                     self.on_grid.discard(cur.t)
                 slot.onset = o
                 self.on_grid.add(o.t)
                 self._last_heard = o.t
+
+    def _score(self, o: Onset, slot: _Slot) -> float:
+        """How much an onset looks like the beat a slot expects."""
+        sigma = 0.12 * slot.period
+        closeness = math.exp(-0.5 * ((o.t - slot.b) / sigma) ** 2)
+        return max(o.strength, 1e-3) * closeness * (0.5 if o.kind == SLAP else 1.0)
 
     def _typical(self) -> float:
         """Typical strength of the beats heard lately (0 before any)."""
