@@ -179,7 +179,9 @@ class Question:
         body = "<choice>"
         if self.singularise and fine("the a an"):
             body = "[the | a | an] " + body
+        lead = ""
         if lead_ins:
+            lead = "<carrier>" if carriers else ""
             body = ("<carrier> " if carriers else "[<carrier>] ") + body
             lines.append("<carrier> = " + " | ".join(lead_ins) + ";")
         elif carriers:
@@ -187,7 +189,7 @@ class Question:
         lines.append("<choice> = " + " | ".join(answers) + ";")
         if garbage:
             lines.append("<garbage> = " + " | ".join(sorted(set(garbage))) + ";")
-            body = f"({body}) | <garbage>"
+            body = f"{lead} (<choice> | <garbage>)" if lead else f"({body}) | <garbage>"
         lines.append(f"public <utterance> = {body};")
         return "\n".join(lines) + "\n"
 

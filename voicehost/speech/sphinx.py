@@ -51,8 +51,6 @@ TARGET_PEAK = 0.3
 NOISE_FLOOR = 3e-4
 #: Noise-floor padding on each side of an utterance, in seconds.
 PAD = 0.3
-#: Utterances shorter than this (seconds) are not tried with a lead-in phrase.
-LEAD_MIN = 0.6
 #: Weight of the spectral mirror that fills the empty 4-8 kHz band of narrow-band audio.
 MIRROR = 0.3
 
@@ -189,7 +187,7 @@ class SphinxRecognizer:
         bare = self._search(question.jsgf(known, garbage=garbage, carriers=False))
         lead = None
         if any(all(w in known for w in c.split()) for c in question.carriers):
-            lead = self._search(question.jsgf(known, carriers=True))
+            lead = self._search(question.jsgf(known, garbage=garbage, carriers=True))
         return Prepared(question, missing, _Search(bare, lead, frozenset(garbage)))
 
     def _search(self, jsgf: str) -> str:
@@ -221,10 +219,14 @@ class SphinxRecognizer:
         prepared = self.prepare(question)
         search: _Search = prepared.handle
         x = condition(samples, self.rate)
-        heard, prob, score = self.decode(x, search.bare)
-        if search.lead is not None and len(samples) > LEAD_MIN * self.rate:
-            lead_heard, lead_prob, lead_score = self.decode(x, search.lead)
-            if lead_score > score and prepared.question.parse(lead_heard):
+        heard, prob, _ = self.decode(x, search.bare)
+        words = heard.split()
+        if search.lead is not None and (not words or words[0] in search.garbage):
+            # Not a bare answer: perhaps "i vote red" (a lead-in is tried only
+            # now, since an optional one lets the search invent "i pick" from
+            # a breath before a bare answer).
+            lead_heard, lead_prob, _ = self.decode(x, search.lead)
+            if prepared.question.parse(lead_heard):
                 heard, prob = lead_heard, lead_prob
         words = heard.split()
         if not words or any(w in search.garbage for w in words):
