@@ -72,6 +72,11 @@ def plot_analysis(analysis, path: str | Path, title: str = "", verdicts: Sequenc
     ax2.set_ylabel("net flux (bels)")
     ax2.set_xlabel("time on the sample clock (s)")
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=90)
+    except (OSError, ValueError) as exc:
+        raise VoicehostError(f"cannot write the plot to {path} ({exc}); "
+                             "give a writable .png path.") from None
+    finally:
+        plt.close(fig)
     return path
