@@ -131,3 +131,12 @@ def test_silent_wav_has_no_bars(tmp_path):
     sf.write(path, np.zeros(16000 * 2), 16000)
     d = json.loads(vh("analyze", str(path), "--json").stdout)
     assert d["bars"] == [] and d["onsets"] == [] and d["tempo_bpm"] is None
+
+
+def test_judge_plot_shows_the_verdicts(tmp_path):
+    path = tmp_path / "plays.json"
+    path.write_text(json.dumps([{"t": 2.5}, {"t": 4.9}]))
+    png = tmp_path / "plays.png"
+    out = vh("judge", str(CLEAN), "--plays", str(path), "--plot", str(png))
+    assert out.returncode == 0, out.stderr
+    assert "on beat" in out.stdout and png.read_bytes()[:4] == b"\x89PNG"

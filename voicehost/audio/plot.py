@@ -61,7 +61,7 @@ def plot_analysis(analysis, path: str | Path, title: str = "", verdicts: Sequenc
                  transform=ax1.get_xaxis_transform())
     ax1.plot([], [], color="tab:blue", lw=1.6, label="bar start / beats")
     ax1.plot([], [], color="tab:red", lw=2, label="last Tum (Tums heard)")
-    ax1.legend(loc="upper right", fontsize=8, ncol=3)
+    ax1.legend(loc="lower right", fontsize=7, ncol=3, framealpha=0.6)
     ax1.set_ylabel("amplitude")
     ax1.set_title(title or "chant analysis")
     if analysis.odf:

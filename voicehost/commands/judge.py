@@ -25,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Tums the song has at the start (default 3)")
     parser.add_argument("--reversed", action="store_true",
                         help='the song after Whirlpool Island: "Tum Tum Tum Drakkar"')
+    parser.add_argument("--plot", metavar="PNG",
+                        help="also draw the recording with its last Tums and each play's verdict")
     parser.add_argument("--windows", choices=("normal", "easy", "hard"), default="normal",
                         help="on-beat window: normal +-120 ms, easy +-200, hard +-60")
 
@@ -57,8 +59,13 @@ def run(args: argparse.Namespace) -> int:
     plays = load_plays(args.plays)
     from voicehost.audio.analysis import analyze, judge_plays
 
-    result = analyze(args.wav, tums=args.tums, reversed=args.reversed)
+    result = analyze(args.wav, tums=args.tums, reversed=args.reversed,
+                     record=bool(getattr(args, "plot", None)))
     verdicts = judge_plays(result, plays, args.windows)
+    if getattr(args, "plot", None):
+        from voicehost.audio.plot import plot_analysis
+
+        plot_analysis(result, args.plot, title=f"{args.wav}: plays", verdicts=verdicts)
     rows = []
     for play, v in zip(plays, verdicts):
         row = v.as_dict()
