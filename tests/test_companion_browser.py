@@ -1,0 +1,298 @@
+"""The phone pages in a real browser: Debian's chromium driven by Playwright.
+
+Two players in two browser contexts (two phones), on loopback only. These
+tests must run in CI: with no chromium they fail and say how to get it.
+"""
+
+import json
+import os
+import time
+
+import pytest
+
+from voicehost.companion import Companion
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WORD = "lantern"
+LINE = "The lantern swung above the deck all night."
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"Debian's chromium is missing ({CHROMIUM}); install it with "
+                    "'./setup.sh --test' (apt-get install chromium).")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+class Phone:
+    """One player's phone: a browser context (its own storage) and its page."""
+
+    def __init__(self, browser, companion: Companion):
+        self.context = browser.new_context()
+        self.companion = companion
+        self.frames: list[str] = []
+        self.page = self.open()
+
+    def open(self):
+        page = self.context.new_page()
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: self.frames.append(str(f))))
+        page.on("pageerror", lambda exc: pytest.fail(f"page error: {exc}"))
+        return page
+
+    def join(self, name: str, colour: str, typed_name: bool) -> None:
+        from playwright.sync_api import expect
+
+        page = self.page
+        page.goto(self.companion.join_url)
+        if typed_name:
+            page.get_by_label("Type your name").fill(name)
+        else:
+            page.get_by_role("radio", name=name, exact=True).check()
+        page.get_by_role("radio", name=colour.capitalize(), exact=True).check()
+        page.get_by_role("button", name="Sit down").click()
+        self.expect_seated(f"{name}, {colour}")
+
+    def expect_seated(self, heading: str) -> None:
+        from playwright.sync_api import expect
+
+        expect(self.page.locator("#seat-heading")).to_have_text(heading)
+        expect(self.page.locator("#connection")).to_have_text("Connected to the host.")
+
+    def token(self) -> str:
+        return self.page.evaluate(
+            "Object.entries(localStorage).find(([k]) => k.startsWith('voicehost-token-'))[1]")
+
+    def last_ack(self) -> dict | None:
+        return json.loads(self.page.evaluate("document.body.dataset.lastAck || 'null'"))
+
+    def everything_seen(self) -> str:
+        """All this phone's browser ever held: the DOM, storage and websocket frames."""
+        dom = self.page.content()
+        storage = self.page.evaluate("JSON.stringify(Object.entries(localStorage))")
+        return dom + storage + "".join(str(f) for f in self.frames)
+
+    def close(self):
+        self.context.close()
+
+
+def until(predicate, timeout=10.0):
+    end = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def sailor_table(browser):
+    comp = Companion("sailor", clock=time.monotonic)
+    comp.start(bind="127.0.0.1")
+    phones = []
+    yield comp, phones
+    for p in phones:
+        p.close()
+    comp.stop()
+
+
+def test_two_players_each_see_only_their_own_secret_while_holding_reveal(browser, sailor_table):
+    from playwright.sync_api import expect
+
+    comp, phones = sailor_table
+    ann, bo = Phone(browser, comp), Phone(browser, comp)
+    phones += [ann, bo]
+    ann.join("ann", "red", typed_name=True)
+    bo.join("bo", "blue", typed_name=True)
+    assert comp.wait_for_players(["ann", "bo"], timeout=10) == []
+
+    comp.publish_private("ann", {"role": "the Drunken Sailor", "word": None, "line": None,
+                                 "note": "You do not know the secret word."})
+    comp.publish_private("bo", {"role": "a sailor", "word": WORD, "line": LINE, "note": None})
+    expect(bo.page.locator("#status")).to_contain_text("Your role has arrived")
+    expect(ann.page.locator("#status")).to_contain_text("Your role has arrived")
+
+    secret = bo.page.locator("#secret")
+    reveal = bo.page.get_by_role("button", name="Hold to reveal")
+    expect(secret).to_be_empty()  # nothing on screen until held
+    box = reveal.bounding_box()
+    bo.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    bo.page.mouse.down()
+    expect(secret).to_contain_text(f"The secret word is {WORD}.")
+    expect(secret).to_contain_text(LINE)
+    expect(bo.page.locator("#reveal")).to_have_attribute("aria-expanded", "true")
+    bo.page.mouse.up()
+    expect(secret).to_be_empty()
+
+    # Keyboard: hold Space (or Enter) on the focused button.
+    bo.page.locator("#reveal").focus()
+    bo.page.keyboard.down("Space")
+    expect(secret).to_contain_text(WORD)
+    bo.page.keyboard.up("Space")
+    expect(secret).to_be_empty()
+
+    ann_secret = ann.page.locator("#secret")
+    ann.page.locator("#reveal").focus()
+    ann.page.keyboard.down("Enter")
+    expect(ann_secret).to_contain_text("You are the Drunken Sailor.")
+    ann.page.keyboard.up("Enter")
+    expect(ann_secret).to_be_empty()
+
+    # Ann's phone never received Bo's word in any form; Bo's never Ann's role.
+    assert WORD not in ann.everything_seen()
+    assert "Drunken" not in bo.everything_seen()
+
+    # A direct request with another's token, or none, is refused.
+    url = comp.url
+    for token in (ann.token(), None):
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        res = ann.context.request.get(f"{url}/api/seat/bo", headers=headers)
+        assert res.status == 403
+        assert WORD not in res.text()
+    res = ann.context.request.get(f"{url}/api/me", headers={"Authorization": f"Bearer {ann.token()}"})
+    assert res.status == 200 and res.json()["name"] == "ann" and WORD not in res.text()
+    assert ann.token() != bo.token()
+
+
+def test_a_reload_or_a_sleeping_phone_keeps_its_seat_and_the_host_knows_who_is_missing(
+        browser, sailor_table):
+    from playwright.sync_api import expect
+
+    comp, phones = sailor_table
+    ann, bo = Phone(browser, comp), Phone(browser, comp)
+    phones += [ann, bo]
+    ann.join("ann", "green", typed_name=True)
+    bo.join("bo", "purple", typed_name=True)
+    comp.publish_private("bo", {"role": "a sailor", "word": WORD, "line": LINE})
+    token = bo.token()
+
+    bo.page.reload()
+    bo.expect_seated("bo, purple")
+    assert bo.token() == token
+    assert comp.wait_for_players(["ann", "bo"], timeout=10) == []
+    assert [s.name for s in comp.seats()] == ["ann", "bo"]
+
+    # The phone sleeps (its page goes away): the host sees who is missing.
+    bo.page.close()
+    until(lambda: comp.missing(["ann", "bo"]) == ["bo"])
+    comp.publish_private("bo", {"role": "a sailor", "word": "compass", "line": "A compass."})
+    # It wakes: the same seat, and what was published meanwhile is there.
+    bo.page = bo.open()
+    bo.page.goto(comp.url + "/")
+    bo.expect_seated("bo, purple")
+    assert comp.missing(["ann", "bo"]) == []
+    bo.page.locator("#reveal").focus()
+    bo.page.keyboard.down("Space")
+    expect(bo.page.locator("#secret")).to_contain_text("compass")
+    bo.page.keyboard.up("Space")
+    assert len(comp.seats()) == 2  # nobody took a second seat
+
+
+def test_drakkar_tap_is_a_declaration_on_the_host_clock_within_the_reported_error(browser):
+    """The tap's true host time is known here: the test's host clock is wall time
+    (minus an origin), and Chrome's ``performance.timeOrigin`` is wall time too."""
+    from playwright.sync_api import expect
+
+    from voicehost.audio.judge import Judge
+
+    origin = time.time() - 100.0
+    clock = lambda: time.time() - origin  # noqa: E731  (the host's "sample clock")
+    comp = Companion("drakkar", players=["ann", "bo"], clock=clock)
+    comp.start(bind="127.0.0.1")
+    ann, bo = Phone(browser, comp), Phone(browser, comp)
+    try:
+        ann.join("ann", "yellow", typed_name=False)
+        bo.join("bo", "black", typed_name=False)
+        comp.publish_private("ann", {"hand": ["rower:red", "kraken", "warrior:yellow"],
+                                     "turn": "ann", "your_turn": True})
+        comp.publish_private("bo", {"hand": ["dragon", "lookout"], "turn": "ann",
+                                    "your_turn": False})
+        page = ann.page
+        expect(page.get_by_role("button", name="Kraken")).to_be_visible()
+        expect(bo.page.get_by_role("button", name="Dragon")).to_be_visible()
+        assert "kraken" not in bo.everything_seen().lower()
+        assert "dragon" not in ann.everything_seen().lower()
+        expect(page.locator("#turn")).to_have_text("Your turn.")
+        expect(page.locator("#clock")).to_contain_text("in step with the host within")
+
+        page.get_by_role("button", name="Kraken").click()
+        expect(page.get_by_role("button", name="Kraken")).to_have_attribute("aria-pressed", "true")
+        errors = []
+        for slot in (2, 3):
+            before = clock()
+            page.get_by_role("button", name=f"Play on section {slot}").click()
+            decl = until(comp.take_declarations)[0]
+            assert (decl.player, decl.card, decl.slot) == ("ann", "kraken", slot)
+            ack = until(lambda: (a := ann.last_ack()) and a["id"] == decl.id and a)
+            time_origin = page.evaluate("performance.timeOrigin") / 1000.0
+            true_t = time_origin + ack["phone_t"] - origin
+            assert decl.error is not None and decl.error < 0.05
+            # Chrome maps its monotonic clock to timeOrigin once; 0.5 ms covers that.
+            assert abs(decl.t - true_t) <= decl.error + 0.0005
+            assert before - decl.error <= decl.t <= decl.received
+            errors.append((abs(decl.t - true_t), decl.error))
+            # ... and the host judges it against the last Tum like any declaration.
+            verdict = Judge("normal").judge(decl.t, [true_t + 0.05])
+            assert verdict.verdict == "on_beat"
+            assert abs(verdict.offset_ms + 50.0) <= decl.error * 1000 + 0.5
+            page.wait_for_timeout(150)
+        print("tap error vs truth / reported bound (ms):",
+              [(round(a * 1000, 3), round(b * 1000, 3)) for a, b in errors])
+        expect(page.locator("#played")).to_contain_text("the host has it at")
+    finally:
+        ann.close()
+        bo.close()
+        comp.stop()
+
+
+def test_pages_pass_axe_with_aaa_contrast(browser):
+    from axe_playwright_python.sync_playwright import Axe
+    from playwright.sync_api import expect
+
+    axe = Axe()
+    options = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag2aaa",
+                                                     "wcag21a", "wcag21aa", "best-practice"]}}
+    for game in ("sailor", "drakkar"):
+        comp = Companion(game, players=["ann", "bo"], clock=time.monotonic)
+        comp.start(bind="127.0.0.1")
+        phone = Phone(browser, comp)
+        try:
+            page = phone.page
+            page.goto(comp.join_url)
+            expect(page.get_by_role("radio", name="ann", exact=True)).to_be_visible()
+            checked = [("join", axe.run(page, options=options))]
+            phone.join("ann", "white", typed_name=False)
+            if game == "sailor":
+                comp.publish_private("ann", {"role": "a sailor", "word": WORD, "line": LINE})
+                page.locator("#reveal").focus()
+                page.keyboard.down("Space")
+                expect(page.locator("#secret")).to_contain_text(WORD)
+                checked.append(("revealed", axe.run(page, options=options)))
+                page.keyboard.up("Space")
+            else:
+                comp.publish_private("ann", {"hand": ["rower:red", "crossbow:yellow"],
+                                             "turn": "bo", "your_turn": False})
+                page.get_by_role("button", name="Red rower").click()
+                checked.append(("hand", axe.run(page, options=options)))
+            for where, result in checked:
+                assert result.violations_count == 0, (game, where, result.generate_report())
+                rules = {r["id"] for r in result.response["passes"]}
+                assert "color-contrast-enhanced" in rules or "color-contrast-enhanced" in {
+                    r["id"] for r in result.response["inapplicable"]}
+            # Every control has an accessible name (axe checks it; say so plainly too).
+            names = page.evaluate("""Array.from(document.querySelectorAll('button, input'))
+                .filter(el => el.offsetParent !== null)
+                .map(el => el.labels && el.labels.length ? el.labels[0].textContent.trim()
+                                                         : (el.textContent || '').trim())""")
+            assert names and all(names), names
+        finally:
+            phone.close()
+            comp.stop()
