@@ -306,3 +306,37 @@ def test_port_in_use_and_bad_address_are_one_sentence_errors():
         busy.close()
     with pytest.raises(CompanionError, match="not an address of this machine"):
         Companion("drakkar", clock=FakeClock()).start(bind="192.0.2.1")
+
+
+def test_launch_prints_the_code_and_a_qr_says_the_code_and_waits_for_the_missing():
+    import argparse
+    import io
+
+    from voicehost.companion import launch
+    from voicehost.companion.tokens import spoken_code
+
+    parser = argparse.ArgumentParser()
+    launch.add_arguments(parser)
+    assert launch.open_companion(parser.parse_args([]), "drakkar", None, FakeClock(),
+                                 print) is None
+    args = parser.parse_args(["--cards", "phones", "--bind", "127.0.0.1"])
+    said, out = [], io.StringIO()
+    comp = launch.open_companion(args, "drakkar", ["ann", "bo"], FakeClock(), said.append, out)
+    try:
+        text = out.getvalue()
+        assert f"{comp.url} and enter the join code {comp.code}" in text
+        assert "\u2580" in text or "\u2584" in text  # the QR code's half blocks
+        assert spoken_code(comp.code) in said[0] and comp.url not in said[0]
+        ann = join(comp, "ann", "red")[1]["token"]
+        with connect(ws_url(comp)) as ws:
+            ws.send(json.dumps({"type": "hello", "token": ann}))
+            receive(ws, "welcome")
+            missing = launch.wait_for_phones(comp, ["ann", "bo"], said.append, every=0.05,
+                                             give_up=2)
+            assert missing == ["bo"]
+            assert said[1:] == ["Waiting for bo: open the page on your phone and take "
+                                "your seat."] * 2
+            comp.reset_clocks()
+            assert receive(ws, "resync")
+    finally:
+        comp.stop()

@@ -186,8 +186,23 @@ class Companion:
 
     def announcement(self) -> str:
         """What the voice says (no secret in it: the code only lets people sit down)."""
-        return (f"Phones: scan the code on the screen, or open {self.url} , and enter the "
-                f"join code {spoken_code(self.code)}.")
+        return ("Phones: scan the square code on the screen, or open the address shown "
+                f"there, and enter the join code {spoken_code(self.code)}.")
+
+    def reset_clocks(self) -> None:
+        """Forget every phone's clock estimate and have the pages measure again.
+
+        Call it when the host's clock starts (or restarts): samples taken
+        against a clock that was not running yet would map taps wrongly.
+        """
+        with self._lock:
+            sinks = []
+            for seat in self._seats.values():
+                for conn in seat.conns:
+                    conn.clock = ClockEstimator()
+                    sinks.append(conn.sink)
+        for sink in sinks:
+            sink({"type": "resync"})
 
     def publish_private(self, player: str, payload: Any) -> None:
         """Send ``payload`` (JSON) to ``player``'s phone only; kept for reconnects."""

@@ -184,6 +184,7 @@ function receive(msg) {
     case "table": setTable(msg.payload); break;
     case "ack": acknowledged(msg); break;
     case "refused": say(msg.message); break;
+    case "resync": state.synced = null; startPings(); break;
     case "released": break;
     case "denied": break;
   }
