@@ -296,9 +296,15 @@ class ChantTracker:
                         continue
                     # Onsets inside the pattern that it does not explain: a
                     # pattern at twice the true period skips real beats.
-                    extra = (n - 1 - ai) - 3
+                    # Weak ones (chatter) may be skipped, at most one.
+                    used = {ai, ci, n - 1, mids[0]}
+                    weakest = min(r[k].strength for k in used)
+                    others = [r[k] for k in range(ai + 1, n - 1) if k not in used]
+                    extra = len(others)
+                    if extra and max(o.strength for o in others) >= 0.5 * weakest:
+                        continue
                     key = (extra, p)
-                    if extra == 0 and (best is None or key < best[0]):
+                    if extra <= 1 and (best is None or key < best[0]):
                         beats = [a, c, d]
                         best = (key, beats, beats.index(r[dbl]), r[mids[0]], p)
         if best is not None:
