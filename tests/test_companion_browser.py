@@ -296,3 +296,66 @@ def test_pages_pass_axe_with_aaa_contrast(browser):
         finally:
             phone.close()
             comp.stop()
+
+
+def test_a_sunken_sailor_round_dealt_by_the_rules_reaches_three_phones_and_never_the_voice(
+        browser):
+    """The "done when" of the issue: phones for the secrets, the voice for the rest."""
+    import argparse
+    import random
+    import threading
+
+    from playwright.sync_api import expect
+
+    from voicehost.companion import launch
+    from voicehost.companion.sailor_phones import deal_to_phones
+    from voicehost.games import sailor
+
+    match = sailor.new_match([("ann", "red"), ("bo", "blue"), ("cy", "green")])
+    round_ = sailor.start_round(match, random.Random(9))
+    roles = [e for e in round_.events if isinstance(e, sailor.RoleDealt)]
+    parser = argparse.ArgumentParser()
+    launch.add_arguments(parser)
+    args = parser.parse_args(["--cards", "phones", "--bind", "127.0.0.1"])
+    said: list[str] = []
+    seats = {p.name: p.colour for p in match.players}
+    comp = launch.open_companion(args, "sailor", seats, time.monotonic, said.append)
+    # The host waits until every phone is seated, saying who is missing.
+    waited: list = []
+    host = threading.Thread(target=lambda: waited.append(
+        launch.wait_for_phones(comp, list(seats), said.append, every=0.5)))
+    host.start()
+    phones = {}
+    try:
+        for p in match.players:
+            phones[p.name] = Phone(browser, comp)
+            phones[p.name].page.goto(comp.join_url)
+            phones[p.name].page.get_by_role("radio", name=f"{p.name} ({p.colour})").check()
+            phones[p.name].page.get_by_role("button", name="Sit down").click()
+            phones[p.name].expect_seated(f"{p.name}, {p.colour}")
+        host.join(timeout=30)
+        assert waited == [[]]
+        deal_to_phones(comp, roles, round_.word, said.append)
+        word = round_.word
+        for p in match.players:
+            page = phones[p.name].page
+            page.locator("#reveal").focus()
+            page.keyboard.down("Space")
+            secret = page.locator("#secret")
+            if p == round_.sailor:
+                expect(secret).to_contain_text("You are the Drunken Sailor.")
+                assert word.lower() not in phones[p.name].everything_seen().lower()
+            else:
+                expect(secret).to_contain_text(f"The secret word is {word}.")
+                expect(secret).to_contain_text(round_.lines[p])
+                assert "Drunken Sailor." not in phones[p.name].everything_seen()
+            page.keyboard.up("Space")
+            expect(secret).to_be_empty()
+        voice = " ".join(said).lower()
+        assert word.lower() not in voice and "drunken" not in voice
+        assert said[-1].startswith("Your roles are on your phones.")
+    finally:
+        for phone in phones.values():
+            phone.close()
+        comp.stop()
+        host.join(timeout=5)

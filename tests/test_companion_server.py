@@ -340,3 +340,41 @@ def test_launch_prints_the_code_and_a_qr_says_the_code_and_waits_for_the_missing
             assert receive(ws, "resync")
     finally:
         comp.stop()
+
+
+def test_drakkar_phones_deal_real_hands_and_pass_taps_and_departures_to_the_host_loop():
+    import random
+
+    from voicehost.companion.drakkar_phones import DrakkarPhones
+    from voicehost.games import drakkar
+
+    state = drakkar.new_game(["ann", "bo"], random.Random(5))
+    clock = FakeClock(0.0)
+    comp = Companion("drakkar", players=list(state.players), clock=clock)
+    comp.start(bind="127.0.0.1")
+    said, declared = [], []
+    try:
+        tokens = {n: join(comp, n, c)[1]["token"] for n, c in (("ann", "red"), ("bo", "blue"))}
+        with connect(ws_url(comp)) as wa, connect(ws_url(comp)) as wb:
+            for ws, name in ((wa, "ann"), (wb, "bo")):
+                ws.send(json.dumps({"type": "hello", "token": tokens[name]}))
+                receive(ws, "welcome")
+            phones = DrakkarPhones(comp, said.append)
+            phones.step(state, declared.append)
+            assert receive(wa, "resync") and receive(wb, "resync")
+            hand_a = receive(wa, "private")["payload"]
+            hand_b = receive(wb, "private")["payload"]
+            assert hand_a["hand"] == [str(c) for c in state.hands["ann"]]
+            assert hand_b["hand"] == [str(c) for c in state.hands["bo"]]
+            assert hand_a["your_turn"] == (state.turn == "ann")
+            card = hand_a["hand"][0]
+            wa.send(json.dumps({"type": "play", "id": "t1", "card": card, "slot": 1, "t": 0.0}))
+            receive(wa, "ack")
+            phones.step(state, declared.append)
+            assert [(d.player, d.card, d.slot) for d in declared] == [("ann", card, 1)]
+            wb.close()
+            until(lambda: comp.missing(["ann", "bo"]) == ["bo"])
+            phones.step(state, declared.append)
+            assert said == ["bo's phone left: open the page again to get your hand back."]
+    finally:
+        comp.stop()
