@@ -74,7 +74,7 @@ class OnsetParams:
     floor_frames: int = 150  # minimum statistics over 1.5 s
     floor_margin: float = 0.3  # bels above the floor before a band counts
     neg_weight: float = 0.5  # how much a fall in some bands cancels a rise in others
-    peak_ratio: float = 0.3  # high threshold as a share of recent onsets' peak flux
+    peak_ratio: float = 0.4  # high threshold as a share of recent onsets' peak flux
     peak_decay: float = 0.997  # per frame (half-life about 2.3 s)
     peak_cap: float = 6.0  # the onset-share threshold never above this times the low one
     high_mult: float = 2.0  # high threshold at least this times the low one
@@ -347,9 +347,11 @@ class OnsetDetector:
         c = i - la
         t_c = self._frame_time(c)
         if not self._armed:
+            # Once the rise has calmed for a few frames it stays calmed: the
+            # next syllable may start right when the minimum interval ends.
             if fc < low_c:
                 self._quiet += 1
-            else:
+            elif self._quiet < p.rearm_frames:
                 self._quiet = 0
             if self._quiet >= p.rearm_frames and t_c - self._last_onset >= p.min_ioi:
                 self._armed = True
