@@ -178,14 +178,37 @@ class Script:
         return np.clip(self.signal[:end], -1, 1).astype(np.float32), self.timeline
 
 
-def build() -> tuple[Script, dict]:
+#: A second, one-round match with the host's own deal (``--cards private``): everyone
+#: accuses the dealt Drunken Sailor, who names the secret word with an article.
+PRIVATE = {"name": "sailor_private", "target": 1, "seed": 3, "cards": "private",
+           "rounds": [{"guess": ("RIGHT", True)}]}
+PRINTED = {"name": NAME, "target": TARGET, "seed": SEED, "cards": "printed", "rounds": ROUNDS}
+
+
+def dealt(players, seed: int, number: int = 1) -> tuple[sailor.Player, str]:
+    """The Drunken Sailor and word the host deals in round ``number`` (private cards)."""
+    rng = round_rng(seed, number)
+    starter = rng.choice(players)
+    probe = sailor.start_round(sailor.Match(tuple(players)), rng, starter)
+    return probe.sailor, probe.word
+
+
+def build(spec: dict = PRINTED) -> tuple[Script, dict]:
     s = Script()
     players = s.players
     colour = {p.colour: p for p in players}
     scores = {p: 0 for p in players}
     record_rounds = []
-    for number, plan in enumerate(ROUNDS, start=1):
-        starter = round_rng(SEED, number).choice(players)
+    private = spec["cards"] == "private"
+    for number, plan in enumerate(spec["rounds"], start=1):
+        starter = round_rng(spec["seed"], number).choice(players)
+        word = None
+        if private:
+            drunk, word = dealt(players, spec["seed"], number)
+            seat = players.index(drunk)
+            plan = dict(plan, sailor=drunk.colour, votes=[
+                (p.colour, [players[(seat + 1) % len(players)].colour if p == drunk
+                            else drunk.colour]) for p in players])
         for turn in range(1, 2 * len(players) + 1):
             if plan.get("timeout_turn") == turn:
                 s.timeout(TURN_SECONDS)
@@ -206,8 +229,9 @@ def build() -> tuple[Script, dict]:
                     continue
                 s.say("yes", "yes_no", "yes")
                 votes[voter] = meant
-        s.say(plan["sailor"], "suspect", plan["sailor"])
-        s.say("yes", "yes_no", "yes")
+        if not private:
+            s.say(plan["sailor"], "suspect", plan["sailor"])
+            s.say("yes", "yes_no", "yes")
         drunk = colour[plan["sailor"]]
         ballots = {colour[v]: colour[x] for v, x in votes.items()}
         tally = sailor.count_votes(players, drunk, ballots)
@@ -215,64 +239,75 @@ def build() -> tuple[Script, dict]:
         if tally.unmasked:
             assert plan["guess"] is not None, f"round {number}: the sailor is unmasked"
             guess_word, right = plan["guess"]
-            s.say(guess_word, "guess", guess_word)
-            s.say("yes" if right else "no", "yes_no", "yes" if right else "no")
+            if private:
+                guess_word = word if right else guess_word
+                s.say(f"the {guess_word}", "guess", guess_word)
+                s.say("yes", "yes_no", "yes")  # the guesser confirms what was heard
+            else:
+                s.say(guess_word, "guess", guess_word)
+                s.say("yes" if right else "no", "yes_no", "yes" if right else "no")
         else:
             assert plan["guess"] is None, f"round {number}: the sailor escapes"
         points = sailor.round_points(players, tally, right)
         for p, n in points.items():
             scores[p] += n
         record_rounds.append({
-            "starter": starter.name, "sailor": drunk.name,
+            "starter": starter.name, "sailor": drunk.name, "word": word,
             "votes": {colour[v].name: colour[x].name for v, x in votes.items()},
             "unmasked": tally.unmasked, "guess": guess_word, "guess_right": right,
             "points": {p.name: n for p, n in points.items()},
         })
-    winners = [p.name for p in players if scores[p] >= TARGET]
+    winners = [p.name for p in players if scores[p] >= spec["target"]]
     assert winners, "the script must end the match"
     truth = {
-        "game": "sailor", "players": PLAYERS, "target": TARGET, "seed": SEED, "cards": "printed",
-        "turn_seconds": TURN_SECONDS, "accuse_seconds": ACCUSE_SECONDS, "backend": BACKEND,
-        "rounds": record_rounds,
+        "game": "sailor", "players": PLAYERS, "target": spec["target"], "seed": spec["seed"],
+        "cards": spec["cards"], "turn_seconds": TURN_SECONDS, "accuse_seconds": ACCUSE_SECONDS,
+        "backend": BACKEND, "rounds": record_rounds,
         "outcome": {"scores": {p.name: scores[p] for p in players}, "winners": winners},
     }
     return s, truth
 
 
-def settings() -> SailorSettings:
-    return SailorSettings(players=parse_players(PLAYERS), target=TARGET, cards="printed",
-                          seed=SEED, turn_seconds=TURN_SECONDS, accuse_seconds=ACCUSE_SECONDS,
-                          backend=BACKEND)
-
-
 def main() -> int:
+    for spec in (PRINTED, PRIVATE):
+        make(spec)
+    return 0
+
+
+def make(spec: dict) -> None:
+    import io
+
     import soundfile as sf
 
     from voicehost.hosts.announce import Announcer
-    from voicehost.hosts.sailor import run_recording
+    from voicehost.hosts.sailor import recorded_match, run_recording
 
-    script, truth = build()
+    script, truth = build(spec)
     y, timeline = script.render()
     OUT.mkdir(parents=True, exist_ok=True)
-    wav = OUT / f"{NAME}.wav"
+    name = spec["name"]
+    wav = OUT / f"{name}.wav"
     sf.write(str(wav), y, RATE, subtype="PCM_16")
     truth["duration"] = round(len(y) / RATE, 2)
     truth["answers"] = timeline
     truth["recognition"] = {"answers": script.answers,
                             "heard_with_first_voice": script.first_try}
+    truth_path = OUT / f"{name}.truth.json"
+    truth_path.write_text(json.dumps(truth, indent=1) + "\n")
     # The proof: host the recording and get the intended outcome.
+    _, settings, _ = recorded_match(truth_path)
     announcer = Announcer(quiet=True, silent=True)
-    result = run_recording(wav, settings(), announcer)
+    keys = io.StringIO("\n" * 2 * len(settings.players) * len(spec["rounds"]))
+    result = run_recording(wav, settings, announcer, keys=keys, screen=io.StringIO())
     got = {"scores": result.scores, "winners": result.winners}
     if got != truth["outcome"]:
-        raise SystemExit(f"hosting the recording gave {got}, not {truth['outcome']}")
+        raise SystemExit(f"hosting {wav.name} gave {got}, not {truth['outcome']}")
     heard = result.to_dict()["heard"]
     truth["hosted"] = {"utterances": len(heard),
                        "rejected": sum(1 for h in heard if h["choice"] is None)}
-    (OUT / f"{NAME}.truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+    truth_path.write_text(json.dumps(truth, indent=1) + "\n")
     print(f"{wav.name}: {truth['duration']} s, {script.answers} answers, "
           f"{script.first_try} heard with the first voice; outcome {got}")
-    return 0
 
 
 if __name__ == "__main__":
