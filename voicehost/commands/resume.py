@@ -31,6 +31,10 @@ def run(args: argparse.Namespace) -> int:
         from voicehost.hosts.drakkar_run import resume_drakkar
 
         return resume_drakkar(args.journal, args)
+    if game == "sailor":
+        from voicehost.hosts.sailor_run import resume_sailor
+
+        return resume_sailor(args.journal, args)
     raise RecordError(
         f"{args.journal} is a {game!r} journal; resuming it is not supported yet "
         "(replay it with 'voicehost replay')."
