@@ -75,7 +75,7 @@ def test_callback_blocks_are_stamped_with_the_sample_clock(fake_devices):
     assert [b.start for b in blocks] == [i * 1600 for i in range(len(blocks))]
     joined = np.concatenate([b.samples for b in blocks])
     np.testing.assert_array_equal(joined, np.concatenate([c[0][:, 0] for c in chunks])[: len(joined)])
-    assert mic.stats.overflows == 0 and mic.stats.gaps == 0
+    assert mic.stats.overflows == 0 and mic.stats.gaps == 0 and mic.stats.summary() == ""
     # A key pressed at stream time 101.0 is 1.0 s into the sample clock.
     assert mic.to_sample_clock(101.0) == pytest.approx(1.0)
 
@@ -91,6 +91,7 @@ def test_overflow_is_counted_and_lost_audio_keeps_the_clock(fake_devices):
     x = np.concatenate([b.samples for b in blocks])
     assert len(x) == 6 * 1600
     assert np.all(x[3200:6400] == 0) and np.all(x[6400:] == 1)
+    assert "overflowed 1 times" in mic.stats.summary() and "0.20 s" in mic.stats.summary()
 
 
 def test_stereo_device_is_downmixed_and_resampled(fake_devices):

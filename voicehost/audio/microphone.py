@@ -39,6 +39,19 @@ class MicStats:
     gaps: int = 0  # stretches of audio lost in an overflow, filled with silence
     gap_seconds: float = 0.0
 
+    def summary(self) -> str:
+        """One sentence for the host to show or say, empty when nothing went wrong."""
+        if not (self.overflows or self.dropped):
+            return ""
+        parts = []
+        if self.overflows:
+            parts.append(f"the sound card overflowed {self.overflows} times"
+                         + (f" ({self.gap_seconds:.2f} s of audio lost)" if self.gaps else ""))
+        if self.dropped:
+            parts.append(f"{self.dropped} blocks were dropped because the host fell behind")
+        return ("Listening problems: " + "; ".join(parts)
+                + "; close other programs or choose a larger block size.")
+
 
 def list_input_devices() -> list[tuple[int, str]]:
     import sounddevice as sd
