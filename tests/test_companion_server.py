@@ -378,3 +378,16 @@ def test_drakkar_phones_deal_real_hands_and_pass_taps_and_departures_to_the_host
             assert said == ["bo's phone left: open the page again to get your hand back."]
     finally:
         comp.stop()
+
+
+def test_phone_options_beside_a_command_that_has_its_own_cards_option():
+    import argparse
+
+    from voicehost.companion import launch
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cards", choices=("printed", "private", "phones"), default="printed")
+    launch.add_arguments(parser, cards=False)
+    args = parser.parse_args(["--cards", "phones", "--port", "8123"])
+    assert launch.wants_phones(args) and args.port == 8123 and args.bind is None
+    assert not launch.wants_phones(parser.parse_args([]))

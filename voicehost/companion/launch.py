@@ -15,11 +15,14 @@ from typing import Callable, Mapping, Sequence, TextIO
 from voicehost.companion.hub import Companion
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, cards: bool = True) -> None:
+    """``--cards table|phones``, ``--bind``, ``--port``; ``cards=False`` when the
+    command has its own ``--cards`` (it then adds "phones" to its choices)."""
     group = parser.add_argument_group("phones (private roles and hands)")
-    group.add_argument("--cards", choices=("table", "phones"), default="table",
-                       help="'phones': each player gets their secret role or hand on their "
-                            "own phone's browser (local network only)")
+    if cards:
+        group.add_argument("--cards", choices=("table", "phones"), default="table",
+                           help="'phones': each player gets their secret role or hand on "
+                                "their own phone's browser (local network only)")
     group.add_argument("--bind", metavar="ADDRESS", default=None,
                        help="with --cards phones: the address to serve on (default: this "
                             "machine's address on the local network)")
