@@ -14,7 +14,8 @@ from voicehost.companion import Companion
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage"]  # a container's small /dev/shm must not crash it
 WORD = "lantern"
 LINE = "The lantern swung above the deck all night."
 

@@ -376,6 +376,8 @@ def test_drakkar_phones_deal_real_hands_and_pass_taps_and_departures_to_the_host
             until(lambda: comp.missing(["ann", "bo"]) == ["bo"])
             phones.step(state, declared.append)
             assert said == ["bo's phone left: open the page again to get your hand back."]
+            assert comp.clock_summary() == ("Phone clocks (error bound of a tap): "
+                                            "ann not synced, bo not synced.")
     finally:
         comp.stop()
 
@@ -391,3 +393,28 @@ def test_phone_options_beside_a_command_that_has_its_own_cards_option():
     args = parser.parse_args(["--cards", "phones", "--port", "8123"])
     assert launch.wants_phones(args) and args.port == 8123 and args.bind is None
     assert not launch.wants_phones(parser.parse_args([]))
+
+
+def test_a_tap_waiting_across_a_reload_is_moved_onto_the_new_pages_clock(table):
+    comp, clock = table
+    token = join(comp, "ann", "red")[1]["token"]
+    origin_ms = 1_700_000_000_000.0
+    with connect(ws_url(comp)) as ws:
+        ws.send(json.dumps({"type": "hello", "token": token, "origin": origin_ms}))
+        receive(ws, "welcome")
+        clock.t = 1000.0  # the new page's clock reads 0 at host time 995
+        ws.send(json.dumps({"type": "ping", "id": 0, "t0": 5.0}))
+        pong = receive(ws, "pong")
+        ws.send(json.dumps({"type": "sample", "t0": 5.0, "t1": pong["t1"], "t2": pong["t2"],
+                            "t3": 5.0}))
+        receive(ws, "clock")
+        # Tapped 1.5 s into the previous page load, which began 4 s before this one.
+        ws.send(json.dumps({"type": "play", "id": "old", "card": "kraken", "slot": 1,
+                            "t": 1.5, "origin": origin_ms - 4000.0}))
+        ack = receive(ws, "ack")
+        assert ack["t"] == pytest.approx(995.0 - 4.0 + 1.5)
+        assert ack["error"] == pytest.approx(0.005, abs=0.001)
+        ws.send(json.dumps({"type": "play", "id": "new", "card": "kraken", "slot": 1,
+                            "t": 4.0, "origin": origin_ms}))
+        ack = receive(ws, "ack")
+        assert ack["t"] == pytest.approx(999.0) and ack["error"] < 0.001

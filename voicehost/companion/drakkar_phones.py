@@ -48,6 +48,7 @@ class DrakkarPhones:
                      f"{name}'s phone left: open the page again to get your hand back.")
 
     def close(self) -> None:
+        print(self.companion.clock_summary())
         self.companion.stop()
 
 

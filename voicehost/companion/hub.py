@@ -29,6 +29,9 @@ PENCIL_COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow", "black", "w
                                    "orange", "purple")
 MAX_NAME = 24
 MAX_CARD = 40
+#: Added to the bound of a tap made before a reload: the page's two clocks are
+#: tied only through the browser's wall-clock time origin.
+REBASE_ERROR = 0.005
 
 Sink = Callable[[dict], None]
 
@@ -79,6 +82,7 @@ class _Conn:
     seat: "_Seat"
     sink: Sink
     clock: ClockEstimator = field(default_factory=ClockEstimator)
+    origin: float | None = None  # the page's performance.timeOrigin, in ms
 
 
 @dataclass
@@ -273,6 +277,13 @@ class Companion:
                     report[seat.name] = clock.estimate(now) if clock else None
             return report
 
+    def clock_summary(self) -> str:
+        """One line for the terminal: how well each phone's taps are timed."""
+        parts = []
+        for name, est in self.clock_report().items():
+            parts.append(f"{name} ±{est.error * 1000:.1f} ms" if est else f"{name} not synced")
+        return "Phone clocks (error bound of a tap): " + (", ".join(parts) or "no phone") + "."
+
     def release(self, player: str) -> None:
         """Free a seat whose phone is lost: its token stops working, anyone may sit there."""
         with self._lock:
@@ -353,12 +364,12 @@ class Companion:
             return {"name": seat.name, "colour": seat.colour, "game": self.game,
                     "private": seat.private, "version": seat.version, "table": self._table}
 
-    def _attach(self, token: Any, sink: Sink) -> _Conn | None:
+    def _attach(self, token: Any, sink: Sink, origin: Any = None) -> _Conn | None:
         with self._lock:
             seat = self._seat_for(token)
             if seat is None:
                 return None
-            conn = _Conn(seat, sink)
+            conn = _Conn(seat, sink, origin=_finite(origin))
             seat.conns.append(conn)
             first = seat.connections == 1
             callbacks = list(self._presence_callbacks) if first else []
@@ -409,12 +420,20 @@ class Companion:
                 return {"type": "ack", "id": did, "duplicate": True}
             seat.declared.add(did)
             mapped = None
-            if isinstance(phone_t, (int, float)) and math.isfinite(phone_t):
-                mapped = conn.clock.to_host(float(phone_t), received)
+            rebase = 0.0
+            tap_origin = _finite(message.get("origin"))
+            if tap_origin is not None and conn.origin is not None \
+                    and abs(tap_origin - conn.origin) > 0.5:
+                # A tap queued before a reload, on the previous page's clock.
+                rebase = (tap_origin - conn.origin) / 1000.0
+            if _finite(phone_t) is not None:
+                mapped = conn.clock.to_host(float(phone_t) + rebase, received)
             if mapped is None:
                 t, error = received, None
             else:
                 t, error = mapped
+                if rebase:
+                    error += REBASE_ERROR
                 # Nothing is heard before it happens: a late-synced clock cannot
                 # put a tap after its own arrival.
                 t = min(t, received)
@@ -424,3 +443,9 @@ class Companion:
         for cb in callbacks:
             cb(decl)
         return {"type": "ack", "id": did, "t": t, "error": error}
+
+
+def _finite(x: Any) -> float | None:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        return None
+    return float(x)

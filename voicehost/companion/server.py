@@ -149,7 +149,8 @@ def build_app(companion: Companion):
             await websocket.close(code=4400)
             return
         token = hello.get("token") if isinstance(hello, dict) else None
-        conn = companion._attach(token, sink)
+        origin = hello.get("origin") if isinstance(hello, dict) else None
+        conn = companion._attach(token, sink, origin)
         if conn is None:
             await send({"type": "denied"})
             await websocket.close(code=4403)

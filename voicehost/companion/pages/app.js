@@ -135,7 +135,7 @@ function connect() {
   if (state.ws && state.ws.readyState <= 1) return;
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
   state.ws = ws;
-  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", token: state.token })); };
+  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", token: state.token, origin: performance.timeOrigin })); };
   ws.onmessage = (event) => receive(JSON.parse(event.data));
   ws.onclose = (event) => {
     stopPings();
@@ -270,7 +270,9 @@ function renderHand() {
 
 function declare(slot, stamp) {
   if (!state.selected) { say("Choose a card first."); return; }
-  const d = { type: "play", id: newId(), card: state.selected, slot, t: stamp / 1000 };
+  // The origin lets the host place a tap that waits across a reload (a new clock).
+  const d = { type: "play", id: newId(), card: state.selected, slot, t: stamp / 1000,
+              origin: performance.timeOrigin };
   state.pending.push(d);
   savePending();
   send(d);
