@@ -393,6 +393,10 @@ def test_phone_options_beside_a_command_that_has_its_own_cards_option():
     args = parser.parse_args(["--cards", "phones", "--port", "8123"])
     assert launch.wants_phones(args) and args.port == 8123 and args.bind is None
     assert not launch.wants_phones(parser.parse_args([]))
+    launch.check_phone_args(args)
+    args.input = "game.wav"
+    with pytest.raises(CompanionError, match="--cards phones is for live play"):
+        launch.check_phone_args(args)
 
 
 def test_a_tap_waiting_across_a_reload_is_moved_onto_the_new_pages_clock(table):

@@ -34,12 +34,22 @@ def wants_phones(args: argparse.Namespace) -> bool:
     return getattr(args, "cards", "table") == "phones"
 
 
+def check_phone_args(args: argparse.Namespace) -> None:
+    """``--cards phones`` is for a live table: refuse it with a recording."""
+    from voicehost.companion.errors import CompanionError
+
+    if wants_phones(args) and getattr(args, "input", None) is not None:
+        raise CompanionError("--cards phones is for live play; a recording's plays come "
+                             "from its files, so drop --cards phones or --input.")
+
+
 def open_companion(args: argparse.Namespace, game: str,
                    players: Sequence[str] | Mapping[str, str] | None,
                    clock: Callable[[], float], say: Callable[[str], None],
-                   stream: TextIO | None = None) -> Companion | None:
-    """Start the pages when ``--cards phones``; print the address, code and QR; say the code."""
-    if not wants_phones(args):
+                   stream: TextIO | None = None, enabled: bool | None = None) -> Companion | None:
+    """Start the pages when ``--cards phones`` (or ``enabled``, e.g. a resumed match);
+    print the address, code and QR; say the code."""
+    if not (wants_phones(args) if enabled is None else enabled):
         return None
     from voicehost.companion.qr import print_qr
 

@@ -16,10 +16,12 @@ from voicehost.companion.payloads import sailor_secret
 
 
 def open_sailor_phones(args: argparse.Namespace, players: Sequence[Any],
-                       clock: Callable[[], float], say: Callable[[str], None]) -> Companion | None:
-    """With ``--cards phones``: serve the pages for ``players`` (name and colour each)."""
+                       clock: Callable[[], float], say: Callable[[str], None],
+                       enabled: bool | None = None) -> Companion | None:
+    """With ``--cards phones`` (or ``enabled``): serve the pages for ``players`` (name and
+    colour each) and wait until every one is seated."""
     seats = {p.name: p.colour for p in players}
-    companion = open_companion(args, "sailor", seats, clock, say)
+    companion = open_companion(args, "sailor", seats, clock, say, enabled=enabled)
     if companion is not None:
         try:
             wait_for_phones(companion, list(seats), say)
