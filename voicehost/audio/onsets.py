@@ -106,6 +106,7 @@ class OnsetParams:
     slap_jump: float = 1.05  # bels the weaker upper bands must jump for a slap
     slap_wait: int = 3  # frames after the decision to watch a slap candidate decay
     slap_decay: float = 0.8  # bels the upper bands must fall by then for a slap
+    slap_loose: float = 0.4  # share of slap_jump that makes an onset worth watching
     slap_tilt: float = -0.45  # bels: upper bands' level minus the 400-2000 Hz bands' level
 
 
@@ -134,7 +135,7 @@ class OnsetDetector:
         self,
         rate: int = PIPELINE_RATE,
         hop: int = 160,
-        lookahead: int = 2,
+        lookahead: int = 1,
         mute=None,
         params: OnsetParams | None = None,
         record: bool = False,
@@ -176,7 +177,7 @@ class OnsetDetector:
         self._mins = np.zeros((0, 0))
         self._onset_peak = 0.0
         self._last_start_frame = -1000
-        self._slap_cand: tuple[Onset, float, int] | None = None
+        self._slap_cand: tuple[Onset, int, float | None] | None = None
         self._cflux: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._clow: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._cflux_median = _RunningMedian(p.median_frames)
@@ -246,28 +247,39 @@ class OnsetDetector:
 
     # -- internals -------------------------------------------------------------
     def _step(self, level: np.ndarray) -> list[Onset]:
-        """One frame: decide onsets, and settle a slap candidate once its decay is known."""
+        """One frame: decide onsets; settle a possible slap once its shape and decay are known.
+
+        Most onsets are plainly sung and go out at once. One that might be a
+        slap (its upper bands jumped) waits: until two frames after its onset
+        frame to see the whole jump across the spectrum, then ``slap_wait``
+        more to see whether it dies away like a card on a table or runs into
+        a vowel.
+        """
         p = self.p
         onset = self._decide(level)
         out: list[Onset] = []
         if self._slap_cand is not None:
-            cand, peak_upper, waited = self._slap_cand
+            cand, waited, peak = self._slap_cand
             waited += 1
-            if waited >= p.slap_wait:
-                # A slap's burst dies within tens of ms; a sung consonant runs
-                # into its vowel and the upper bands stay up.
+            now_t = self._frame * self.hop / self.rate
+            if peak is None and waited >= 2:
+                if self._kind(2) == VOICE:
+                    out.append(Onset(cand.t, cand.strength, VOICE, now_t))
+                    self._slap_cand = None
+                else:
+                    hist = list(self._level_hist)[-3:]
+                    peak = float(np.median(np.max(np.stack(hist), axis=0)[self._upper :]))
+                    self._slap_cand = (cand, waited, peak)
+            elif peak is not None and waited >= 2 + p.slap_wait:
                 cur = float(np.median(self._level_hist[-1][self._upper :]))
-                kind = SLAP if peak_upper - cur >= p.slap_decay else VOICE
-                out.append(Onset(cand.t, cand.strength, kind,
-                                 self._frame * self.hop / self.rate))
+                kind = SLAP if peak - cur >= p.slap_decay else VOICE
+                out.append(Onset(cand.t, cand.strength, kind, now_t))
                 self._slap_cand = None
             else:
-                self._slap_cand = (cand, peak_upper, waited)
+                self._slap_cand = (cand, waited, peak)
         if onset is not None:
-            if onset.kind == SLAP and p.slap_wait > 0:
-                hist = list(self._level_hist)[-1 - self.lookahead :]
-                peak = float(np.median(np.max(np.stack(hist), axis=0)[self._upper :]))
-                self._slap_cand = (onset, peak, 0)
+            if p.slap_wait > 0 and self._kind(self.lookahead, loose=True) == SLAP:
+                self._slap_cand = (onset, self.lookahead, None)
             else:
                 out.append(onset)
         return out
@@ -398,7 +410,7 @@ class OnsetDetector:
         self._rise_max = max(window)
         self._onset_peak = max(self._onset_peak, self._rise_max)
         self._last_onset = max(t, self._frame_time(start_frame))
-        kind = self._kind(la)
+        kind = VOICE  # slap or voice is settled in _step
         detected = (i + 1) * self.hop / self.rate
         if self.mute is not None and self.mute.covers(t):
             return None
@@ -468,7 +480,7 @@ class OnsetDetector:
                 return float(min(max(t, coarse - p.refine_span), coarse + p.refine_span))
         return coarse
 
-    def _kind(self, la: int) -> str:
+    def _kind(self, la: int, loose: bool = False) -> str:
         """Slap if even the weaker of the upper bands jumped (a broadband impulse).
 
         A sung consonant raises a few upper bands (the /t/ of "Tum" sits around
@@ -484,12 +496,13 @@ class OnsetDetector:
         now = np.max(np.stack(hist[-1 - la :]), axis=0)
         before = np.min(np.stack(hist[-4 - la : -1 - la]), axis=0)
         jump = (now - before)[self._upper :]
-        if float(np.percentile(jump, 20)) <= p.slap_jump:
+        scale = p.slap_loose if loose else 1.0  # loose: whether it might be a slap
+        if float(np.percentile(jump, 20)) <= p.slap_jump * scale:
             return VOICE
         # A voice, even a loud one from silence, has far less energy above
         # 2.5 kHz than between 400 Hz and 2 kHz; a slap is nearly flat.
         tilt = float(np.median(now[self._upper :]) - np.median(now[self._mid[0] : self._mid[1]]))
-        return SLAP if tilt > p.slap_tilt else VOICE
+        return SLAP if tilt > p.slap_tilt - (0.5 if loose else 0.0) else VOICE
 
 
 class _RunningMedian:
