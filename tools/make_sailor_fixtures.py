@@ -12,8 +12,11 @@ Each answer is checked through the host's own ears (endpointing and the
 real PocketSphinx recogniser, with the question the host will ask); when a
 voice is misheard another voice is tried, as a person would repeat
 themselves more clearly. Deliberate trouble is part of the script: one
-turn runs out of time, one vote is an out-of-grammar word (rejected, or
-misheard and answered "no"), one vote is corrected with "no". Finally the
+turn runs out of time, one voter says nothing at first (asked again after
+the host's listening time), one vote is corrected with "no". (Silence, not an
+out-of-grammar word, makes the asked-again case: whether a word outside the
+grammar is rejected or forced onto an answer depends on the recogniser's
+tuning, which changes; silence is the host's own endpointing.) Finally the
 whole WAV is hosted and the outcome checked against the intended record.
 
 Writes ``audio_fixtures/games/sailor_match.wav`` (16 kHz mono PCM_16) and
@@ -53,7 +56,9 @@ BACKEND = "pocketsphinx"
 LEAD = 0.25
 NOISE_STD = 0.0012
 #: The host's wait for an answer (SailorSettings.listen_seconds).
-LISTEN = 10.0
+LISTEN = 4.0
+#: Later placements an answer must also be heard right at (s).
+SHIFTS = (0.0, 0.013, 0.037)
 SPEECH_PEAK = 0.5
 
 #: espeak-ng voices tried in turn until the recogniser hears the answer as meant.
@@ -61,10 +66,13 @@ VARIANTS = (("en-us", 150, 50), ("en", 150, 45), ("en-gb-x-rp", 140, 40), ("en+m
             ("en+f2", 150, 55), ("en-us", 120, 40), ("en+m1", 130, 35), ("en+f4", 140, 60),
             ("en-029", 140, 45), ("en-gb-scotland", 140, 45))
 
+#: A voter who says nothing: the host waits, then asks again.
+SILENCE = "(silence)"
+
 # The intended match (players in seat order red, blue, green).
 ROUNDS = [
     {"sailor": "blue", "timeout_turn": 4,
-     "votes": [("red", ["pancake", "blue"]), ("blue", ["red"]), ("green", ["blue"])],
+     "votes": [("red", [SILENCE, "blue"]), ("blue", ["red"]), ("green", ["blue"])],
      "guess": ("anchor", False)},
     {"sailor": "red",
      "votes": [("red", ["green"]), ("blue", ["green!", "red"]), ("green", ["red"])],
@@ -76,7 +84,7 @@ ROUNDS = [
 #: Other ways a player says an answer, tried when no voice of the first is heard right.
 WORDINGS = {"done": ("done", "finished", "I am done")}
 #: What a vote answer means (a "!" marks an answer the voter then corrects with "no").
-MEANS = {"pancake": None, "I accuse blue": "blue", "seat one": "red"}
+MEANS = {"I accuse blue": "blue", "seat one": "red"}
 
 
 def pcm16(x: np.ndarray) -> np.ndarray:
@@ -138,15 +146,26 @@ class Script:
         at = self.p + int(LEAD * RATE)
         for n, (spoken, (voice, speed, pitch)) in enumerate(tries, start=1):
             x = (_espeak(spoken, voice, speed, pitch) * SPEECH_PEAK).astype(np.float32)
-            trial = self.signal.copy()
-            trial[at:at + len(x)] += x
-            ears = self._ears(trial)
-            answer = ears.hear(self.questions[question], self.p / RATE + LISTEN)
-            last = answer
-            got = None if answer is None else answer.choice
+            # Heard right where it is placed, and also a little later (another frame
+            # grid, another stretch of noise), so a small change in the recogniser
+            # does not tip it over.
+            for shift in SHIFTS:
+                trial = self.signal.copy()
+                start = at + int(shift * RATE)
+                trial[start:start + len(x)] += x
+                ears = self._ears(trial)
+                answer = ears.hear(self.questions[question], self.p / RATE + LISTEN)
+                last = answer
+                got = None if answer is None else answer.choice
+                if answer is None or (expect is not None and got != expect):
+                    break
             if answer is not None and (expect is None or got == expect):
                 self.answers += 1
                 self.first_try += n == 1
+                trial = self.signal.copy()
+                trial[at:at + len(x)] += x
+                ears = self._ears(trial)
+                answer = ears.hear(self.questions[question], self.p / RATE + LISTEN)
                 self.signal = trial
                 self.p = ears.tape.position
                 self.timeline.append({"t": round(at / RATE, 3), "text": spoken,
@@ -156,6 +175,15 @@ class Script:
                 return answer
         raise SystemExit(f"no voice says {text!r} so that it is heard as {expect!r} "
                          f"(last heard {last})")
+
+    def silence(self, question: str) -> None:
+        """Nobody answers: the host waits its listening time, then asks again."""
+        ears = self._ears(self.signal)
+        if ears.hear(self.questions[question], self.p / RATE + LISTEN) is not None:
+            raise SystemExit("the noise floor was heard as an answer")
+        self.p = ears.tape.position
+        self.timeline.append({"t": round(self.p / RATE, 3), "text": "(silence)",
+                              "question": question, "expect": None, "heard": None})
 
     def wait(self, seconds: float) -> None:
         """The accusation timer: the host lets this much audio go by."""
@@ -218,6 +246,9 @@ def build(spec: dict = PRINTED) -> tuple[Script, dict]:
         votes = {}
         for voter, answers in plan["votes"]:
             for text in answers:
+                if text == SILENCE:
+                    s.silence("suspect")
+                    continue
                 meant = MEANS.get(text, text.rstrip("!"))
                 heard = s.say(text, "suspect", meant)
                 if meant is None:
@@ -262,6 +293,7 @@ def build(spec: dict = PRINTED) -> tuple[Script, dict]:
     truth = {
         "game": "sailor", "players": PLAYERS, "target": spec["target"], "seed": spec["seed"],
         "cards": spec["cards"], "turn_seconds": TURN_SECONDS, "accuse_seconds": ACCUSE_SECONDS,
+        "listen_seconds": LISTEN,
         "backend": BACKEND, "rounds": record_rounds,
         "outcome": {"scores": {p.name: scores[p] for p in players}, "winners": winners},
     }

@@ -119,6 +119,10 @@ def parse_players(text: str) -> list[Player]:
         if item.count(":") > 1:
             raise UsageError(f"'{item}' is not name:colour; give e.g. --players ann:red,bo:blue,cy:green.")
         name, _, colour = item.rpartition(":")
+        if not name and colour.strip().casefold() not in sailor.COLOURS:
+            raise UsageError(f"'{item}' is neither name:colour nor a pencil colour; give e.g. "
+                             f"--players ann:red,bo:blue,cy:green (colours: "
+                             f"{', '.join(sailor.COLOURS)}).")
         name = name.strip() or f"Player {seat}"
         players.append(Player(name, colour.strip()))
     return list(sailor.validate_players(players))
@@ -632,13 +636,6 @@ def run_recording(wav: str | Path, settings: SailorSettings, announcer: Announce
     from voicehost.audio.sources import FileSource
 
     source = FileSource(wav)
-    created = False
-    if journal is None and journal_path is not None:
-        from voicehost.journal import Journal
-
-        run = {"mode": "recording", "input": str(Path(wav).resolve()), "pace": pace}
-        journal = Journal.create(journal_path, "sailor", host_header(settings, run))
-        created = True
     wall0 = time.monotonic()
     host_box: list[SailorHost] = []
 
@@ -651,6 +648,13 @@ def run_recording(wav: str | Path, settings: SailorSettings, announcer: Announce
             on_status(host_box[0])
 
     ears = open_ears(source, settings.backend, on_block=on_block)
+    created = False
+    if journal is None and journal_path is not None:
+        from voicehost.journal import Journal
+
+        run = {"mode": "recording", "input": str(Path(wav).resolve()), "pace": pace}
+        journal = Journal.create(journal_path, "sailor", host_header(settings, run))
+        created = True
     host = SailorHost(settings, announcer, ears, journal, resume_events, skip_audio=True,
                       keys=keys, screen=screen, on_status=on_status)
     host_box.append(host)
@@ -683,5 +687,6 @@ def recorded_match(truth_path: str | Path) -> tuple[Path, SailorSettings, dict[s
                               cards=truth.get("cards", "printed"), seed=truth.get("seed", 0),
                               turn_seconds=truth["turn_seconds"],
                               accuse_seconds=truth["accuse_seconds"],
+                              listen_seconds=truth.get("listen_seconds", 10.0),
                               backend=truth.get("backend", "pocketsphinx"))
     return wav, settings, truth

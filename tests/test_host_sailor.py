@@ -1,0 +1,205 @@
+"""Sunken Sailor host: whole matches from recorded answers through the real ears and recogniser.
+
+The recordings (``tools/make_sailor_fixtures.py``) are espeak-ng answers
+over a noise floor; the truth beside each says what the table meant. The
+host hears them through its endpointer and PocketSphinx: nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voicehost.games import sailor
+from voicehost.hosts.announce import Announcer
+from voicehost.hosts.sailor import (
+    RoundState,
+    SailorHost,
+    SailorSettings,
+    UsageError,
+    parse_players,
+    recorded_match,
+    run_recording,
+)
+from voicehost.hosts.sailor_deal import CLEAR, DealError
+from voicehost.journal import journal_to_record, read_journal
+
+GAMES = Path(__file__).resolve().parents[1] / "audio_fixtures" / "games"
+PRINTED = GAMES / "sailor_match.truth.json"
+PRIVATE = GAMES / "sailor_private.truth.json"
+
+
+def quiet() -> Announcer:
+    return Announcer(quiet=True, stream=io.StringIO())
+
+
+@pytest.fixture(scope="module")
+def printed(tmp_path_factory):
+    wav, settings, truth = recorded_match(PRINTED)
+    journal = tmp_path_factory.mktemp("sailor") / "match.jsonl"
+    announcer = quiet()
+    result = run_recording(wav, settings, announcer, journal_path=journal)
+    return result, truth, announcer, journal
+
+
+def test_printed_match_ends_with_the_outcome_the_rules_give(printed):
+    result, truth, _, _ = printed
+    assert result.completed and result.match.over
+    assert result.scores == truth["outcome"]["scores"]
+    assert result.winners == truth["outcome"]["winners"]
+    # The record the host wrote replays through the rules alone to the same scores.
+    replayed = sailor.replay_match(result.to_dict()["record"])
+    assert {p.name: replayed.scores[p] for p in replayed.players} == result.scores
+
+
+def test_each_round_is_the_one_the_table_played(printed):
+    result, truth, _, _ = printed
+    rounds = result.to_dict()["record"]["rounds"]
+    assert len(rounds) == len(truth["rounds"])
+    for got, want in zip(rounds, truth["rounds"]):
+        assert got["starter"] == want["starter"]
+        assert got["sailor"] == want["sailor"]
+        assert got["votes"] == want["votes"]
+        assert got["unmasked"] == want["unmasked"]
+        assert got["guess_right"] == want["guess_right"]
+        assert got["points"] == want["points"]
+
+
+def test_an_unanswered_question_is_asked_again_after_the_listening_time(printed):
+    result, truth, announcer, _ = printed
+    texts = announcer.texts
+    i = texts.index("Red, who do you accuse?")
+    assert texts[i + 1] == "Sorry, I did not catch that. Red, who do you accuse?"
+    assert texts[i + 2] == "Red accuses Blue. Right?"
+    asked = [line.t for line in announcer.lines if line.text.endswith("Red, who do you accuse?")]
+    assert asked[1] - asked[0] == pytest.approx(truth["listen_seconds"], abs=0.03)
+    red_votes = [h for h in result.heard if h["question"] == "vote:red"]
+    assert red_votes[0]["choice"] == "blue" and red_votes[0]["t"] >= asked[1]
+
+
+def test_a_vote_answered_no_is_asked_again_and_corrected(printed):
+    result, _, announcer, journal = printed
+    texts = announcer.texts
+    i = texts.index("Blue accuses Green. Right?")
+    assert texts[i + 1] == "Then, Blue, who do you accuse?"
+    assert texts[i + 2] == "Blue accuses Red. Right?"
+    assert "Corrected: Blue accuses Red." in texts[i + 3:]
+    _, events, _ = read_journal(journal)
+    votes = [e for e in events if e["type"] == "vote" and e["round"] == 2 and e["voter"] == "bo"]
+    assert len(votes) == 1  # only the confirmed vote is a decision
+    assert votes[0]["suspect"] == "ann" and votes[0]["corrected"] is True
+
+
+def test_a_silent_turn_ends_after_the_turn_time_on_the_sample_clock(printed):
+    result, truth, announcer, journal = printed
+    assert "Time is up, Red." in announcer.texts
+    _, events, _ = read_journal(journal)
+    turns = [e for e in events if e["type"] == "turn" and e["round"] == 1]
+    assert [e["how"] for e in turns] == ["done", "done", "done", "timeout", "done", "done"]
+    waited = turns[3]["t"] - turns[2]["t"]
+    assert truth["turn_seconds"] <= waited < truth["turn_seconds"] + 0.05
+
+
+def test_the_accusation_time_is_audio_consumed(printed):
+    _, truth, _, journal = printed
+    _, events, _ = read_journal(journal)
+    for n in (1, 2, 3):
+        last_turn = [e for e in events if e["type"] == "turn" and e["round"] == n][-1]
+        called = next(e for e in events if e["type"] == "vote_called" and e["round"] == n)
+        assert called["t"] - last_turn["t"] == pytest.approx(truth["accuse_seconds"], abs=0.01)
+
+
+def test_every_decision_is_journalled_and_the_journal_is_a_record(printed):
+    result, _, _, journal = printed
+    header, events, torn = read_journal(journal)
+    assert torn is None and header["game"] == "sailor"
+    kinds = [e["type"] for e in events]
+    assert kinds.count("deal") == kinds.count("round") == 3
+    assert kinds.count("turn") == 18 and kinds.count("vote") == 9 and kinds.count("reveal") == 3
+    assert [e["t"] for e in events] == sorted(e["t"] for e in events)
+    match = sailor.replay_match(journal_to_record(header, events))
+    assert {p.name: match.scores[p] for p in match.players} == result.scores
+
+
+def test_printed_cards_ask_the_table_to_judge_the_guess(printed):
+    _, _, announcer, _ = printed
+    texts = announcer.texts
+    assert texts.count("Sailors, was that the secret word? Yes or no.") == 2
+    assert "Wrong! Blue did not guess the secret word." in texts
+    assert "Right! Red guessed the secret word." in texts
+    assert "Green wins the match!" == texts[-1]
+
+
+# -- private cards -----------------------------------------------------------------------------
+def test_private_cards_are_shown_one_player_at_a_time_and_never_spoken():
+    wav, settings, truth = recorded_match(PRIVATE)
+    screen = io.StringIO()
+    announcer = quiet()
+    result = run_recording(wav, settings, announcer, keys=io.StringIO("\n" * 6), screen=screen)
+    assert result.scores == truth["outcome"]["scores"]
+    assert result.winners == truth["outcome"]["winners"]
+    rnd = result.match.rounds[0]
+    word, drunk = truth["rounds"][0]["word"], truth["rounds"][0]["sailor"]
+    assert rnd.word == word and rnd.sailor.name == drunk
+    # Each card is on the screen, then cleared before the next player comes.
+    shown = screen.getvalue().split(CLEAR)
+    assert len(shown) == 4 and shown[-1] == ""
+    for part, player in zip(shown, result.match.players):
+        assert part.startswith(f"{player.label} ({player.name}): press Enter")
+        assert rnd.role(player).say() in part
+    # Nothing secret is said before the sailor is unmasked; no story line is ever said.
+    texts = announcer.texts
+    unmasked = next(i for i, t in enumerate(texts) if "is unmasked as the Drunken Sailor" in t)
+    assert not any(word in t.lower() for t in texts[:unmasked])
+    assert not any(line in t for t in texts for line in rnd.lines.values())
+    assert not any("you are" in t.lower() for t in texts)
+    # The host judged the guess itself ("the seagull" heard, normalised, right).
+    assert f"Blue guesses {word}. Right! The word was {word}." in texts
+
+
+def test_private_cards_without_a_keyboard_stop_with_a_clear_error():
+    wav, settings, _ = recorded_match(PRIVATE)
+    with pytest.raises(DealError, match="presses Enter"):
+        run_recording(wav, settings, quiet(), keys=io.StringIO(""), screen=io.StringIO())
+
+
+# -- the accusation timer and its warnings ---------------------------------------------------
+def test_the_accusation_minute_warns_at_thirty_and_ten_seconds_of_audio():
+    from voicehost.audio.blocks import blocks_from_array
+    from voicehost.hosts.sailor_listen import Ears, Tape
+    from voicehost.speech.recognizer import open_recognizer
+
+    noise = np.random.default_rng(0).normal(0, 0.001, 16000 * 62).astype(np.float32)
+    ears = Ears(Tape.of(blocks_from_array(noise)), open_recognizer("pocketsphinx"))
+    settings = SailorSettings(players=parse_players("ann:red,bo:blue,cy:green"))
+    announcer = quiet()
+    host = SailorHost(settings, announcer, ears)
+    players = host.match.players
+    host.round = RoundState(1, players[0], players * 2, turn=6)
+    host._accusations()
+    said = [(line.t, line.text) for line in announcer.lines]
+    assert said[0][1].endswith("You have one minute.") and said[0][0] == 0.0
+    assert said[1:] == [(30.0, "30 seconds left."), (50.0, "10 seconds left."),
+                        (60.0, "Time is up. One, two, three: vote! Each player names a suspect.")]
+
+
+# -- setup -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, why", [
+    ("ann:red,bo:blue", "3 to 8 players"),
+    ("ann:red,bo:pink,cy:green", "pink"),
+    ("ann-red,bo:blue,cy:green", "neither name:colour"),
+    ("ann:red,bo:red,cy:green", "both have the pencil colour red"),
+    ("", "name:colour"),
+])
+def test_bad_players_are_refused_in_one_sentence(text, why):
+    with pytest.raises((UsageError, sailor.SetupError), match=why):
+        parse_players(text)
+
+
+def test_bare_colours_name_the_players_after_their_seats():
+    players = parse_players("red,blue,green")
+    assert [(p.name, p.colour) for p in players] == [
+        ("Player 1", "red"), ("Player 2", "blue"), ("Player 3", "green")]
