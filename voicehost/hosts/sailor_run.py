@@ -176,7 +176,9 @@ def resume_sailor(path: Path, args) -> int:
     if done.over:
         journal.close()
         winners = " and ".join(p.label for p in done.winners)
-        print(f"This match is already over after {done.rounds_played} rounds: {winners} won.")
+        rounds = done.rounds_played
+        print(f"This match is already over after {rounds} round{'s' if rounds != 1 else ''}: "
+              f"{winners} won.")
         return 0
     args.json = getattr(args, "json", False)
     try:
