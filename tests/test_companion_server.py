@@ -237,8 +237,9 @@ def test_clock_pings_and_a_declaration_on_the_host_clock(table):
     assert abs(t - 1009.95) <= got[1].error
     assert [d.id for d in comp.take_declarations()] == ["a", "b"]
     assert comp.take_declarations() == []
-    report = comp.clock_report()
-    assert report["ann"] is None  # the page is closed: no live clock
+    report = comp.clock_report()  # the page is closed: its last estimate is kept
+    assert report["ann"].delay == pytest.approx(0.006)
+    assert comp.clock_summary().startswith("Phone clocks (error bound of a tap): ann ±")
 
 
 def test_fixed_seats_with_colours_and_sailor_roles_from_a_round():
@@ -422,3 +423,26 @@ def test_a_tap_waiting_across_a_reload_is_moved_onto_the_new_pages_clock(table):
                             "t": 4.0, "origin": origin_ms}))
         ack = receive(ws, "ack")
         assert ack["t"] == pytest.approx(999.0) and ack["error"] < 0.001
+
+
+def test_a_pong_from_before_the_host_clock_started_is_not_a_sample(table):
+    comp, clock = table
+    token = join(comp, "ann", "red")[1]["token"]
+    with connect(ws_url(comp)) as ws:
+        ws.send(json.dumps({"type": "hello", "token": token}))
+        receive(ws, "welcome")
+        clock.t = 0.0  # a sound card not started yet reads 0
+        ws.send(json.dumps({"type": "ping", "id": 0, "t0": 50.0}))
+        stale = receive(ws, "pong")
+        comp.reset_clocks()  # the host's clock starts now
+        assert receive(ws, "resync")
+        clock.t = 7.0
+        ws.send(json.dumps({"type": "sample", "t0": 50.0, "t1": stale["t1"],
+                            "t2": stale["t2"], "t3": 50.001, "epoch": stale["epoch"]}))
+        ws.send(json.dumps({"type": "ping", "id": 1, "t0": 57.0}))
+        fresh = receive(ws, "pong")
+        assert fresh["epoch"] == stale["epoch"] + 1
+        ws.send(json.dumps({"type": "sample", "t0": 57.0, "t1": fresh["t1"],
+                            "t2": fresh["t2"], "t3": 57.0, "epoch": fresh["epoch"]}))
+        est = receive(ws, "clock")  # the first clock message answers the fresh sample
+        assert est["offset"] == pytest.approx(-50.0) and est["samples"] == 1

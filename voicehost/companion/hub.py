@@ -83,6 +83,7 @@ class _Conn:
     sink: Sink
     clock: ClockEstimator = field(default_factory=ClockEstimator)
     origin: float | None = None  # the page's performance.timeOrigin, in ms
+    epoch: int = 0  # bumped by reset_clocks: a pong from before it is not a sample
 
 
 @dataclass
@@ -94,6 +95,7 @@ class _Seat:
     declared: set = field(default_factory=set)
     private: Any = None
     version: int = 0
+    last_estimate: ClockEstimate | None = None  # kept for the report after a page closes
 
     @property
     def connections(self) -> int:
@@ -204,6 +206,7 @@ class Companion:
             for seat in self._seats.values():
                 for conn in seat.conns:
                     conn.clock = ClockEstimator()
+                    conn.epoch += 1
                     sinks.append(conn.sink)
         for sink in sinks:
             sink({"type": "resync"})
@@ -274,7 +277,7 @@ class Companion:
             for seat in self._seats.values():
                 if seat.token is not None:
                     clock = seat.latest_clock()
-                    report[seat.name] = clock.estimate(now) if clock else None
+                    report[seat.name] = clock.estimate(now) if clock else seat.last_estimate
             return report
 
     def clock_summary(self) -> str:
@@ -395,12 +398,20 @@ class Companion:
         for cb in callbacks:
             cb(seat.name, False)
 
-    def _clock_sample(self, conn: _Conn, sample: ClockSample) -> dict | None:
+    def _pong(self, conn: _Conn, ping: dict, t1: float) -> dict:
+        """The answer to a ping received at host time ``t1``; ``t2`` is stamped last."""
+        with self._lock:
+            epoch = conn.epoch
+        return {"type": "pong", "id": ping.get("id"), "t0": ping.get("t0"), "t1": t1,
+                "epoch": epoch, "t2": self.clock()}
+
+    def _clock_sample(self, conn: _Conn, sample: ClockSample, epoch: Any = 0) -> dict | None:
         now = self.clock()
         with self._lock:
-            if not conn.clock.add(sample):
+            if epoch != conn.epoch or not conn.clock.add(sample):
                 return None
             est = conn.clock.estimate(now)
+            conn.seat.last_estimate = est
         return None if est is None else {"type": "clock", **est.to_dict()}
 
     def _declare(self, conn: _Conn, message: dict) -> dict:

@@ -179,14 +179,13 @@ def build_app(companion: Companion):
                     break  # the seat was freed while the page was open
                 if kind == "ping":
                     t1 = companion.clock()
-                    await send({"type": "pong", "id": msg.get("id"), "t0": msg.get("t0"),
-                                "t1": t1, "t2": companion.clock()})
+                    await send(companion._pong(conn, msg, t1))
                 elif kind == "sample":
                     try:
                         sample = ClockSample(*(float(msg[k]) for k in ("t0", "t1", "t2", "t3")))
                     except (KeyError, TypeError, ValueError):
                         continue
-                    answer = companion._clock_sample(conn, sample)
+                    answer = companion._clock_sample(conn, sample, msg.get("epoch", 0))
                     if answer:
                         await send(answer)
                 elif kind == "play":

@@ -171,7 +171,7 @@ function receive(msg) {
       setTimeout(flushPending, 1500);
       break;
     case "pong":
-      state.ws && state.ws.send(JSON.stringify({ type: "sample", t0: msg.t0, t1: msg.t1, t2: msg.t2, t3: now() }));
+      state.ws && state.ws.send(JSON.stringify({ type: "sample", t0: msg.t0, t1: msg.t1, t2: msg.t2, t3: now(), epoch: msg.epoch }));
       break;
     case "clock": {
       const first = state.synced === null;
