@@ -8,6 +8,8 @@ import sys
 
 HELP = "recognise one spoken answer in a WAV file, restricted to the given choices"
 ORDER = 30
+#: Recordings up to this long (seconds) are decoded whole; longer ones are endpointed.
+WHOLE_FILE = 8.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,9 +40,13 @@ def run(args: argparse.Namespace) -> int:
     if prepared.missing:
         print(f"voicehost: note: the {recognizer.name} model cannot recognise "
               f"{', '.join(prepared.missing)}; answers using them are left out.", file=sys.stderr)
-    heard = Listener(recognizer).listen(source.blocks(), prepared, max_wait=float("inf"),
-                                        whole_if_silent=True)
-    answer = heard.answer
+    if source.duration <= WHOLE_FILE:
+        # one short answer: decode all of it (endpointing could clip a
+        # recording that starts right on the word)
+        answer = recognizer.recognize(source.read(), prepared)
+    else:
+        answer = Listener(recognizer).listen(source.blocks(), prepared, max_wait=float("inf"),
+                                             whole_if_silent=True).answer
     if args.json:
         print(json.dumps(answer.to_json()))
     else:

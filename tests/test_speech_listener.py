@@ -1,0 +1,160 @@
+"""Listening on the block stream: endpointing, waiting, asking again, and half-duplex."""
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voicehost.audio.blocks import blocks_from_array
+from voicehost.audio.mute import MuteWindows
+from voicehost.audio.sources import read_audio
+from voicehost.errors import DeviceError
+from voicehost.speech.grammar import Question
+from voicehost.speech.listener import EndpointConfig, Endpointer, Listener
+from voicehost.speech.recognizer import Answer, Prepared
+from voicehost.speech.voice import Voice
+
+FIX = Path(__file__).resolve().parents[1] / "audio_fixtures" / "speech"
+RATE = 16000
+COLOURS = ["red", "blue", "green", "yellow", "black", "white", "orange", "purple"]
+
+
+def room(seconds, level=1e-3, seed=0):
+    return np.random.default_rng(seed).normal(0, level, int(seconds * RATE)).astype(np.float32)
+
+
+def speech_bounds(x):
+    idx = np.flatnonzero(np.abs(x) > 0.05 * np.max(np.abs(x)))
+    return idx[0] / RATE, (idx[-1] + 1) / RATE
+
+
+def test_endpointer_finds_each_answer_and_ends_soon_after():
+    red, blue = read_audio(FIX / "en_us_160_clean_red.wav"), read_audio(FIX / "en_gb_140_clean_blue.wav")
+    stream = np.concatenate([room(0.8), red, room(1.0, seed=1), blue, room(0.8, seed=2)])
+    truth = []
+    offset = 0.8
+    for x, gap in ((red, 1.0), (blue, 0.8)):
+        s, e = speech_bounds(x)
+        truth.append((offset + s, offset + e))
+        offset += len(x) / RATE + gap
+    ep = Endpointer()
+    utts = [u for b in blocks_from_array(stream, RATE, 320) if (u := ep.feed(b))]
+    assert len(utts) == 2
+    for u, (s, e) in zip(utts, truth):
+        assert abs(u.start - s) < 0.06 and abs(u.end - e) < 0.08
+        assert u.decided - e <= 0.3  # the answer can be decoded within 300 ms of the speech end
+
+
+def test_endpointer_in_noise():
+    x = read_audio(FIX / "en_us_160_snr10_green.wav")
+    stream = np.concatenate([x[:3200]] * 5 + [x] + [x[-3200:]] * 5)  # the file's own noise around it
+    ep = Endpointer()
+    utts = [u for b in blocks_from_array(stream, RATE, 320) if (u := ep.feed(b))]
+    assert len(utts) == 1 and utts[0].end - utts[0].start > 0.2
+
+
+def test_short_clicks_are_not_answers():
+    stream = room(2.0)
+    stream[16000:16000 + 480] += 0.5  # a 30 ms knock
+    ep = Endpointer()
+    assert [u for b in blocks_from_array(stream, RATE, 320) if (u := ep.feed(b))] == []
+
+
+class Scripted:
+    """A recogniser that answers from a script, to test the asking policy alone."""
+
+    name, rate = "scripted", RATE
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.calls = 0
+
+    def prepare(self, q):
+        return q if isinstance(q, Prepared) else Prepared(q)
+
+    def recognize(self, samples, q):
+        self.calls += 1
+        choice = self.answers.pop(0)
+        return Answer(choice, 1.0 if choice else 0.0, choice or "banana", self.name)
+
+
+def test_max_wait_on_silence_stops_reading():
+    listener = Listener(Scripted([]))
+    blocks = list(blocks_from_array(room(10.0), RATE, 1600))
+    it = iter(blocks)
+    heard = listener.listen(it, Question.yes_no(), max_wait=3.0)
+    assert heard.answer.choice is None and heard.utterance is None
+    assert 3.0 <= listener.now <= 3.2  # it stopped reading at the limit
+
+
+def test_ask_again_after_rejection_then_answer():
+    red = read_audio(FIX / "en_us_160_clean_red.wav")
+    stream = np.concatenate([room(0.5), red, room(1.0), red, room(1.0)])
+    said = []
+    rec = Scripted([None, "red"])
+    result = Listener(rec).ask(blocks_from_array(stream, RATE, 320), Question.build(COLOURS),
+                               "Who do you accuse?", say=lambda text, t: said.append((text, t)))
+    assert result.answer.choice == "red" and result.attempts == 2 and not result.fallback
+    assert said[0][0] == "Who do you accuse?" and said[1][0].startswith("Sorry")
+    assert said[1][1] > said[0][1]  # asked again later on the sample clock
+
+
+def test_ask_gives_up_with_a_fallback():
+    said = []
+    result = Listener(Scripted([])).ask(blocks_from_array(room(20.0), RATE, 1600), Question.yes_no(),
+                                        "Ready?", say=lambda text, t: said.append(text),
+                                        attempts=3, max_wait=2.0)
+    assert result.fallback and result.attempts == 3 and result.answer.choice is None
+    assert len(said) == 3
+
+
+def test_voice_quiet_prints_and_wav_writes(tmp_path):
+    out = io.StringIO()
+    Voice(quiet=True, out=out).say("Red accuses Blue")
+    assert out.getvalue() == "host: Red accuses Blue\n"
+    mute = MuteWindows(tail=0.25)
+    wav = tmp_path / "host.wav"
+    dur = Voice(mute=mute, wav=wav).say("Who do you accuse?", at=5.0)
+    assert wav.stat().st_size > 10000 and 0.8 < dur < 3.0
+    assert mute.covers(5.0) and mute.covers(5.0 + dur + 0.2) and not mute.covers(5.0 + dur + 0.3)
+
+
+def test_voice_without_a_device_falls_back_to_printing():
+    out = io.StringIO()
+
+    def no_device(samples, rate):
+        raise DeviceError("no output device")
+
+    voice = Voice(out=out, play=no_device)
+    voice.say("Round one")
+    voice.say("Round two")
+    assert out.getvalue() == "host: Round one\nhost: Round two\n"
+
+
+@pytest.fixture(scope="module")
+def sphinx():
+    from voicehost.speech.sphinx import SphinxRecognizer
+    return SphinxRecognizer()
+
+
+def test_half_duplex_host_saying_red_is_not_a_vote(sphinx):
+    """The microphone hears the host say "red", then a player say "blue": the vote is blue."""
+    q = Question.build(COLOURS)
+    played = {}
+
+    def into_the_room(samples, rate):
+        played["host"] = samples
+
+    def run(mute_on):
+        mute = MuteWindows()
+        listener = Listener(sphinx, mute=mute if mute_on else MuteWindows())
+        voice = Voice(mute=mute, play=into_the_room)
+        voice.say("red", at=0.0)  # the host speaks at the start of the clock
+        player = read_audio(FIX / "en_gb_140_clean_blue.wav")
+        mic = np.concatenate([played["host"] * 0.5 + room(len(played["host"]) / RATE),
+                              room(0.8, seed=3), player, room(0.8, seed=4)])
+        return listener.listen(blocks_from_array(mic, RATE, 320), q).answer.choice
+
+    assert run(mute_on=False) == "red"  # without half-duplex the host hears itself
+    assert run(mute_on=True) == "blue"
