@@ -174,7 +174,8 @@ class OnsetDetector:
         self._samples_in = 0  # samples received
         self._frame = 0  # frames computed
         self._smooth: np.ndarray | None = None
-        self._mins = np.zeros((0, 0))
+        self._sub_min = self._old_min = np.zeros(0)
+        self._sub_mins: deque[np.ndarray] = deque()
         self._onset_peak = 0.0
         self._last_start_frame = -1000
         self._slap_cand: tuple[Onset, int, float | None] | None = None
@@ -287,14 +288,22 @@ class OnsetDetector:
     def _decide(self, level: np.ndarray) -> Onset | None:
         p = self.p
         # Minimum statistics: the floor is the lowest smoothed level of the last
-        # ``floor_frames`` frames, so it follows a changing room within seconds.
+        # ``floor_frames`` frames (kept as minima of 10-frame sub-blocks, so a
+        # frame costs two small minimums), and it follows a changing room
+        # within seconds.
         if self._smooth is None:
             self._smooth = level.copy()
-            self._mins = np.repeat(level[None, :], p.floor_frames, axis=0)
+            self._sub_min = level.copy()
+            self._sub_mins = deque([level.copy()], maxlen=p.floor_frames // 10)
+            self._old_min = level.copy()
         else:
             self._smooth = 0.6 * self._smooth + 0.4 * level
-        self._mins[self._frame % p.floor_frames] = self._smooth
-        floor = self._mins.min(axis=0)
+            np.minimum(self._sub_min, self._smooth, out=self._sub_min)
+        if self._frame % 10 == 9:
+            self._sub_mins.append(self._sub_min)
+            self._old_min = np.min(np.stack(self._sub_mins), axis=0)
+            self._sub_min = self._smooth.copy()
+        floor = np.minimum(self._old_min, self._sub_min)
         above = np.maximum(level - floor - p.floor_margin, 0.0)
         self._level_hist.append(level)
         self._act.append(float(above.sum()))
