@@ -51,9 +51,11 @@ def test_after_a_stop_the_warm_up_starts_again():
 
 
 def test_bars_sung_before_the_tracker_locked_count_as_warm_up():
-    # First onset at 0.6 s, first bar reported at 2.4 s: one 1.8 s bar was missed.
+    # A "Drak" at 0.6 s, first bar reported at 2.4 s: one 1.8 s bar was missed.
     assert phase_at(4.5, [2.4, 4.2], [], [], onsets=[0.6, 0.8, 1.0], bar_len=1.8) == (GAME, 3)
     assert phase_at(4.5, [2.4, 4.2], [], []) == (WARMUP, 2)
+    # A stray sound before the song is not a bar.
+    assert phase_at(4.5, [2.4, 4.2], [], [], onsets=[0.2, 2.4], bar_len=1.8) == (WARMUP, 2)
 
 
 # -- what the host says ---------------------------------------------------------------

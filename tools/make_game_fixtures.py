@@ -42,6 +42,9 @@ DECLARE_AFTER = 0.08
 #: Silence while the host announces a stop (mistake, lookout, the table stopping).
 GAP = 2.5
 ON_BEAT_WINDOW = 0.12
+#: Seconds of room noise before the table starts singing (a microphone hears the
+#: room first; the noise starting is not mistaken for the song).
+LEAD = 1.5
 
 
 @dataclass
@@ -152,7 +155,7 @@ def plan(game: Game, deck: list[str]) -> tuple:
     """Bars to sing, slaps, declarations and the intended record events."""
     beat = 60.0 / game.bpm
     state = drakkar.from_setup(game.players, deck, game.islands)
-    t = 0.6
+    t = LEAD
     bars: list[dict] = []
     slaps: list[dict] = []
     decls: list[dict] = []

@@ -180,7 +180,8 @@ def phase_at(t: float, bar_starts: Sequence[float], stops: Sequence[float],
     ``stop_requests`` the times the host stopped it (a mistake, a lookout).
     The tracker needs most of a bar to lock, so it may report its first bar
     start one bar late: with ``onsets`` (all onset times) and ``bar_len``,
-    the bars sung before the first reported bar start are counted too.
+    bars sung before the first reported bar start (an onset one or two bar
+    lengths before it) are counted too.
     """
     last_stop = max((s for s in stops if s <= t), default=-math.inf)
     requests = [r for r in stop_requests if last_stop < r < t]
@@ -193,9 +194,14 @@ def phase_at(t: float, bar_starts: Sequence[float], stops: Sequence[float],
     if requests and bars == 0:
         return STOPPED, 0
     if since and bar_len:
-        first = next((o for o in onsets if start < o <= since[0] + 1e-6), None)
-        if first is not None:
-            bars += min(WARMUP_BARS, max(0, int(round((since[0] - first) / bar_len))))
+        # A bar sung before the first one reported starts one bar length
+        # earlier, with an onset there ("Drak"); a stray sound elsewhere
+        # (the room, a chair) does not count.
+        for k in range(1, WARMUP_BARS + 1):
+            due = since[0] - k * bar_len
+            if due <= start or not any(abs(o - due) <= 0.12 for o in onsets):
+                break
+            bars += 1
     return (GAME if bars > WARMUP_BARS else WARMUP), bars
 
 

@@ -1,0 +1,100 @@
+"""A whole Drakkar game through a real microphone: PulseAudio's null sink (design.md 3.3).
+
+The loss recording is played into a null sink and the host listens to its
+monitor through PortAudio (MicrophoneSource), in real time. The sidecar's
+declarations are placed on the microphone's sample clock by cross-correlating
+the first seconds heard with the file (the only thing the test does not know
+is when playback started).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from voicehost.games import drakkar
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = ROOT / "audio_fixtures" / "games"
+
+LIVE = r"""
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from voicehost.audio.microphone import MicrophoneSource
+from voicehost.audio.sources import FileSource
+from voicehost.hosts.announce import Announcer
+from voicehost.hosts.drakkar import DrakkarHost, state_for
+from voicehost.hosts.drakkar_declarations import Declaration, load_sidecar
+side = load_sidecar(sys.argv[2])
+ref = FileSource(sys.argv[3]).read()[: 16000 * 5 // 2]
+host = DrakkarHost(state_for(side.setup, None, 0), Announcer(quiet=True, silent=True))
+mic = MicrophoneSource("pulse")
+heard = []
+declared = False
+for i, block in enumerate(mic.blocks(max_seconds=float(sys.argv[4]))):
+    if i == 0:
+        print("ready", flush=True)
+    host.feed(block)
+    if not declared:
+        heard.append(block.samples)
+        x = np.concatenate(heard)
+        if len(x) > len(ref) + 16000 and np.abs(x).max() > 0.01:
+            # Where the recording starts on the microphone's clock: cross-correlation.
+            n = 1 << int(np.ceil(np.log2(len(x) + len(ref))))
+            c = np.fft.irfft(np.fft.rfft(x, n) * np.conj(np.fft.rfft(ref, n)), n)
+            shift = int(np.argmax(c[: len(x)])) / 16000
+            for d in side.declarations:
+                host.declare(Declaration(d.t + shift, d.player, d.card, d.slot, d.type))
+            declared = True
+            print("shift", shift, file=sys.stderr)
+    if host.done:
+        break
+mic.close()
+result = host.finish()
+print(json.dumps({"result": result.result, "reason": result.reason,
+                  "plays": [[p.player, p.card, p.slot, p.timing] for p in result.plays],
+                  "lines": result.lines, "overflows": mic.stats.overflows}))
+"""
+
+
+def _pulse_ready() -> bool:
+    if not (shutil.which("pactl") and shutil.which("paplay")):
+        return False
+    return subprocess.run(["pactl", "info"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _pulse_ready(), reason="no PulseAudio server (design.md 3.3)")
+def test_a_whole_game_heard_through_a_real_microphone():
+    wav = GAMES / "drakkar_loss.wav"
+    side = GAMES / "drakkar_loss.declarations.json"
+    truth = json.loads((GAMES / "drakkar_loss.truth.json").read_text())
+    sink = f"vh_drakkar_{os.getpid()}"
+    mod = subprocess.run(["pactl", "load-module", "module-null-sink", f"sink_name={sink}"],
+                         capture_output=True, text=True)
+    assert mod.returncode == 0, mod.stderr
+    try:
+        env = dict(os.environ, PULSE_SINK=sink, PULSE_SOURCE=f"{sink}.monitor")
+        host = subprocess.Popen(
+            [sys.executable, "-c", LIVE, str(ROOT), str(side), str(wav),
+             str(truth["duration"] + 3.0)],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert host.stdout.readline().strip() == "ready", host.stderr.read()
+        subprocess.run(["paplay", str(wav)], env=env, check=True, timeout=60)
+        out, err = host.communicate(timeout=60)
+        assert host.returncode == 0, err
+    finally:
+        subprocess.run(["pactl", "unload-module", mod.stdout.strip()], capture_output=True)
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["result"] == "lost", "\n".join(got["lines"])
+    assert got["reason"] == truth["outcome"]["reason"]
+    expected = [[e["player"], e["card"], e["slot"], e["timing"]] for e in truth["record"]["events"]]
+    assert got["plays"] == expected, "\n".join(got["lines"])
+    assert "Too late, Bo keeps the card on the ship but draws none." in got["lines"]
+    assert drakkar.replay_record(truth["record"])["result"] == "lost"
