@@ -90,6 +90,8 @@ class OnsetParams:
     confirm: float = 1.0  # mean flux over the onset frame and look-ahead, times the low threshold
     rearm_ratio: float = 0.5  # flux must fall below this times threshold to re-arm
     min_ioi: float = 0.10  # s: one syllable of a group is one onset
+    reattack_ioi: float = 0.03  # s: ... unless the flux fell silent and a stronger attack came
+    reattack_ratio: float = 0.0  # times the previous onset's peak flux (0: off; 0.5 suits solo instruments)
     valley_frames: int = 10  # frames searched back for the start of a rise
     burst_gap: int = 5  # frames between a consonant's burst and its vowel
     burst_mult: float = 5.0  # consonant flux, times its noise level, that is a burst
@@ -374,11 +376,17 @@ class OnsetDetector:
                 self._quiet += 1
             elif self._quiet < p.rearm_frames:
                 self._quiet = 0
-            if self._quiet >= p.rearm_frames and t_c - self._last_onset >= p.min_ioi:
+            reattack = (self._quiet >= p.rearm_frames and p.reattack_ratio > 0
+                        and t_c - self._last_onset >= p.reattack_ioi
+                        and fc > max(high_c, p.reattack_ratio * self._rise_max))
+            if self._quiet >= p.rearm_frames and (t_c - self._last_onset >= p.min_ioi or reattack):
                 self._armed = True
                 self._onset_peak = max(self._onset_peak, self._rise_max)
+            if not reattack:
+                return None
+        elif fc <= high_c or t_c - self._last_onset < p.min_ioi:
             return None
-        if fc <= high_c or t_c - self._last_onset < p.min_ioi:
+        if fc <= high_c:
             return None
         window = fl[c_idx : c_idx + la + 1]
         if sum(window) / len(window) < low_c * p.confirm:
