@@ -8,6 +8,7 @@ host hears them through its endpointer and PocketSphinx: nothing is mocked.
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -203,3 +204,20 @@ def test_bare_colours_name_the_players_after_their_seats():
     players = parse_players("red,blue,green")
     assert [(p.name, p.colour) for p in players] == [
         ("Player 1", "red"), ("Player 2", "blue"), ("Player 3", "green")]
+
+
+# -- registration by voice ----------------------------------------------------------------------
+def test_players_register_by_voice_with_a_colour_corrected():
+    truth = json.loads((GAMES / "sailor_register.truth.json").read_text())
+    announcer = quiet()
+    settings = SailorSettings(players=None, backend=truth["backend"],
+                              listen_seconds=truth["listen_seconds"])
+    result = run_recording(GAMES / "sailor_register.wav", settings, announcer)
+    assert [[p.name, p.colour] for p in result.match.players] == truth["players"]
+    texts = announcer.texts
+    assert texts[:2] == ["How many players? 3 to 8.", "Three players. Right?"]
+    i = texts.index("Seat two is blue. Right?")
+    assert texts[i + 1] == "Seat two, what is your pencil colour?"
+    assert "Welcome aboard, Red, Purple, Green." in texts
+    # The recording holds only the registration: the host says the match did not finish.
+    assert not result.completed and texts[-1] == "The recording ended before the match did."

@@ -154,7 +154,7 @@ class Script:
                 start = at + int(shift * RATE)
                 trial[start:start + len(x)] += x
                 ears = self._ears(trial)
-                answer = ears.hear(self.questions[question], self.p / RATE + LISTEN)
+                answer = ears.hear(self._q(question), self.p / RATE + LISTEN)
                 last = answer
                 got = None if answer is None else answer.choice
                 if answer is None or (expect is not None and got != expect):
@@ -165,16 +165,19 @@ class Script:
                 trial = self.signal.copy()
                 trial[at:at + len(x)] += x
                 ears = self._ears(trial)
-                answer = ears.hear(self.questions[question], self.p / RATE + LISTEN)
+                answer = ears.hear(self._q(question), self.p / RATE + LISTEN)
                 self.signal = trial
                 self.p = ears.tape.position
                 self.timeline.append({"t": round(at / RATE, 3), "text": spoken,
-                                      "question": question, "expect": expect,
+                                      "question": getattr(question, "name", question), "expect": expect,
                                       "heard": answer.heard, "voice": [voice, speed, pitch],
                                       "tries": n})
                 return answer
         raise SystemExit(f"no voice says {text!r} so that it is heard as {expect!r} "
                          f"(last heard {last})")
+
+    def _q(self, question):
+        return self.questions[question] if isinstance(question, str) else question
 
     def silence(self, question: str) -> None:
         """Nobody answers: the host waits its listening time, then asks again."""
@@ -300,9 +303,55 @@ def build(spec: dict = PRINTED) -> tuple[Script, dict]:
     return s, truth
 
 
+#: Registration by voice only (the recording ends before a match): three players, the
+#: second colour misheard-or-changed and corrected with "no".
+REGISTER = {"name": "sailor_register", "count": "three",
+            "colours": [["red"], ["blue!", "purple"], ["green"]]}
+
+
+def make_register(spec: dict = REGISTER) -> None:
+    import soundfile as sf
+
+    from voicehost.hosts.announce import Announcer
+    from voicehost.hosts.sailor import SailorSettings, run_recording
+    from voicehost.speech.grammar import Question
+
+    s = Script()
+    numbers = ["three", "four", "five", "six", "seven", "eight"]
+    s.say(spec["count"], Question.build(numbers, name="count"), spec["count"])
+    s.say("yes", "yes_no", "yes")
+    free = list(sailor.COLOURS)
+    players = []
+    for seat, answers in enumerate(spec["colours"], start=1):
+        for text in answers:
+            colour = text.rstrip("!")
+            s.say(colour, Question.build(free, name="colour"), colour)
+            if text.endswith("!"):
+                s.say("no", "yes_no", "no")
+                continue
+            s.say("yes", "yes_no", "yes")
+            free.remove(colour)
+            players.append([f"Player {seat}", colour])
+    y, timeline = s.render()
+    wav = OUT / f"{spec['name']}.wav"
+    sf.write(str(wav), y, RATE, subtype="PCM_16")
+    truth = {"game": "sailor", "registration": True, "players": players,
+             "listen_seconds": LISTEN, "backend": BACKEND, "duration": round(len(y) / RATE, 2),
+             "answers": timeline}
+    result = run_recording(wav, SailorSettings(players=None, backend=BACKEND,
+                                               listen_seconds=LISTEN),
+                           Announcer(quiet=True, silent=True))
+    got = [[p.name, p.colour] for p in result.match.players]
+    if got != players:
+        raise SystemExit(f"registering from {wav.name} gave {got}, not {players}")
+    (OUT / f"{spec['name']}.truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+    print(f"{wav.name}: {truth['duration']} s, players {got}")
+
+
 def main() -> int:
     for spec in (PRINTED, PRIVATE):
         make(spec)
+    make_register()
     return 0
 
 

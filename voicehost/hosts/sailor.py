@@ -221,13 +221,21 @@ class SailorHost:
         last journalled time (live, the new session's clock starts afresh).
     keys, screen
         Where pass-and-peek reads Enter and shows the cards (private cards).
+    deliver
+        Another private channel for the roles, ``deliver(roles, word)`` (the
+        companion phones); default: pass-and-peek on ``keys``/``screen``.
+    start_t
+        Where the match starts on the sample clock (after registration by
+        voice); a resumed recording with no decision yet skips to it.
     """
 
     def __init__(self, settings: SailorSettings, announcer: Announcer, ears: Any,
                  journal: Any = None, resume_events: Sequence[dict] | None = None,
                  skip_audio: bool = True, keys: TextIO | None = None,
                  screen: TextIO | None = None,
-                 on_status: Callable[["SailorHost"], None] | None = None):
+                 on_status: Callable[["SailorHost"], None] | None = None,
+                 deliver: Callable[[list[sailor.RoleDealt], str], None] | None = None,
+                 start_t: float = 0.0):
         if not settings.players:
             raise UsageError("no players: give --players name:colour,... or register by voice.")
         self.settings = settings
@@ -241,7 +249,9 @@ class SailorHost:
         self.round: RoundState | None = None
         self._resume = list(resume_events or [])
         self._skip_audio = skip_audio
-        self._last_t = 0.0
+        self._start_t = float(start_t)
+        self._last_t = float(start_t)
+        self.deliver = deliver
         self.resumed = bool(self._resume)
         if self._resume:
             announcer.silent = True
@@ -323,6 +333,8 @@ class SailorHost:
     # -- the match ---------------------------------------------------------------------
     def run(self) -> SailorResult:
         completed = True
+        if not self._resume and self._skip_audio and self.ears.clock < self._start_t:
+            self.ears.wait_until(self._start_t)
         try:
             self.say(f"Sunken Sailor with {_names(self.match.players)}. First to "
                      f"{self.match.target} point{'s' if self.match.target != 1 else ''} wins.",
@@ -331,7 +343,8 @@ class SailorHost:
                 self.play_round()
         except AudioEnded:
             completed = False
-            self.announcer.silent = False
+            if self.replaying:
+                self.announcer.silent = False
             self.say("The recording ended before the match did.", "end")
         return self.result(completed)
 
@@ -387,7 +400,11 @@ class SailorHost:
                 if isinstance(e, sailor.RoundStarted):
                     self.say(e.say(), "round")
             if not self.replaying:
-                self._peek([e for e in rules.events if isinstance(e, sailor.RoleDealt)])
+                roles = [e for e in rules.events if isinstance(e, sailor.RoleDealt)]
+                if self.deliver is not None:
+                    self.deliver(roles, rules.word)
+                else:
+                    self._peek(roles)
         else:
             self.say(f"Round {number}. Deal the cards of a new envelope face down, one each, "
                      "with exactly one Drunken Sailor card; read yours in private. "
@@ -648,15 +665,24 @@ def run_recording(wav: str | Path, settings: SailorSettings, announcer: Announce
             on_status(host_box[0])
 
     ears = open_ears(source, settings.backend, on_block=on_block)
+    start_t = float((journal.header.get("host") or {}).get("start_t", 0.0)) if journal else 0.0
+    if not settings.players:
+        from voicehost.hosts.sailor_register import register_by_voice
+
+        settings.players = register_by_voice(
+            ears, lambda text: announcer.say(text, ears.clock, "register"), settings.tries,
+            settings.listen_seconds)
+        start_t = round(ears.clock, 3)
     created = False
     if journal is None and journal_path is not None:
         from voicehost.journal import Journal
 
-        run = {"mode": "recording", "input": str(Path(wav).resolve()), "pace": pace}
+        run = {"mode": "recording", "input": str(Path(wav).resolve()), "pace": pace,
+               "start_t": start_t}
         journal = Journal.create(journal_path, "sailor", host_header(settings, run))
         created = True
     host = SailorHost(settings, announcer, ears, journal, resume_events, skip_audio=True,
-                      keys=keys, screen=screen, on_status=on_status)
+                      keys=keys, screen=screen, on_status=on_status, start_t=start_t)
     host_box.append(host)
     if resume_events:
         wall0 = time.monotonic() - float(resume_events[-1].get("t", 0.0)) / pace if pace else wall0

@@ -12,14 +12,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from voicehost.errors import DeviceError, RecordError
+from voicehost.errors import RecordError
 from voicehost.games import sailor
 from voicehost.hosts.announce import Announcer, default_voice
 from voicehost.hosts.sailor import (
     SailorHost,
     SailorResult,
     SailorSettings,
-    UsageError,
     host_header,
     open_ears,
     parse_players,
@@ -64,9 +63,6 @@ def _report(result: SailorResult, as_json: bool) -> int:
 def host_from_args(args) -> int:
     settings = settings_from_args(args)
     if args.input is not None:
-        if settings.players is None:
-            raise UsageError("a recording needs --players name:colour,... (voice registration "
-                             "is for live play).")
         return _recording(args, settings)
     return _live(args, settings)
 
@@ -95,40 +91,6 @@ def _mic(device) -> Any:
     return MicrophoneSource(spec)
 
 
-def register_by_voice(host_say, ears, tries: int = 3) -> list[sailor.Player]:
-    """Ask how many players, then each seat's pencil colour; names follow the seats."""
-    from voicehost.hosts.sailor import NUMBERS
-    from voicehost.speech.grammar import Question
-
-    def ask(prompt: str, question, label: str):
-        for attempt in range(tries * 2):
-            host_say(prompt if attempt == 0 else f"Sorry, I did not catch that. {prompt}")
-            answer = ears.hear(question, ears.clock + 10.0, label)
-            if answer is not None and answer.choice is not None:
-                return answer.choice
-            if ears.ended:
-                raise DeviceError("the audio ended during registration.")
-        raise UsageError("registration by voice failed; give --players name:colour,... instead.")
-
-    counts = [NUMBERS[n] for n in range(sailor.MIN_PLAYERS, sailor.MAX_PLAYERS + 1)]
-    how_many = ask("How many players? Three to eight.", Question.build(counts, name="count"),
-                   "count")
-    n = {v: k for k, v in NUMBERS.items()}[how_many]
-    players: list[sailor.Player] = []
-    free = list(sailor.COLOURS)
-    seat = 1
-    while seat <= n:
-        colour = ask(f"Seat {NUMBERS[seat]}, what is your pencil colour?",
-                     Question.build(free, name="colour"), f"colour:{seat}")
-        yes = ask(f"Seat {NUMBERS[seat]} is {colour}. Right?", Question.yes_no(), "confirm")
-        if yes != "yes":
-            continue
-        players.append(sailor.Player(f"Player {seat}", colour))
-        free.remove(colour)
-        seat += 1
-    return players
-
-
 def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> int:
     from voicehost.audio.mute import MuteWindows
     from voicehost.journal import Journal
@@ -140,8 +102,11 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
     try:
         ears = open_ears(mic, settings.backend, mute)
         if settings.players is None:
+            from voicehost.hosts.sailor_register import register_by_voice
+
             settings.players = register_by_voice(
-                lambda text: announcer.say(text, ears.clock, "register"), ears)
+                ears, lambda text: announcer.say(text, ears.clock, "register"), settings.tries,
+                settings.listen_seconds)
         if journal is None and getattr(args, "journal", None) is not None:
             run = {"mode": "live", "input_device": getattr(args, "input_device", None)}
             journal = Journal.create(args.journal, "sailor", host_header(settings, run))
