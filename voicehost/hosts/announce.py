@@ -61,6 +61,17 @@ class Announcer:
     listeners: list[Callable[[Line], None]] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
     silent: bool = False
+    #: Which lines are spoken (the others are printed and shown): ``None`` speaks all.
+    speak: Callable[[Line], bool] | None = None
+
+    def __post_init__(self) -> None:
+        # One set of mute windows: a voice that registers its own (speech.voice.Voice)
+        # shares the announcer's, so the onset detector and the listener see them.
+        if self.voice is not None and self.mute is not None and hasattr(self.voice, "mute"):
+            try:
+                self.voice.mute = self.mute
+            except AttributeError:
+                pass
 
     def say(self, text: str, t: float = 0.0, kind: str = "info") -> Line:
         """Announce ``text`` at sample-clock time ``t`` (s)."""
@@ -71,16 +82,20 @@ class Announcer:
         for listener in self.listeners:
             listener(line)
         spoken = False
-        if self.voice is not None and not self.quiet:
+        wanted = self.speak is None or self.speak(line)
+        if self.voice is not None and not self.quiet and wanted:
             try:
-                seconds = self.voice.say(text)
+                try:
+                    seconds = self.voice.say(text, at=float(t))
+                except TypeError:  # a voice without a clock argument
+                    seconds = self.voice.say(text)
                 spoken = True
             except Exception as exc:  # a broken voice must not stop the game: print instead
                 self.voice = None
                 print(f"(voice unavailable: {exc}; printing instead)",
                       file=self.stream or sys.stdout)
                 seconds = None
-            if seconds and self.mute is not None:
+            if seconds and self.mute is not None and not hasattr(self.voice, "mute"):
                 self.mute.add(t, t + float(seconds))
         if not spoken or self.echo:
             if not self.listeners:
@@ -92,28 +107,96 @@ class Announcer:
         return [line.text for line in self.lines]
 
 
-def default_voice(quiet: bool, device=None) -> Voice | None:
-    """The espeak-ng voice from :mod:`voicehost.speech.voice` when it is available.
+def default_voice(quiet: bool, device=None, mute=None) -> Voice | None:
+    """The espeak-ng voice of :mod:`voicehost.speech.voice`, playing on ``device``.
 
-    The speech package is another engineer's; until it offers a voice this
-    returns ``None`` and the host prints.
+    ``None`` (print instead) when quiet, or when the voice cannot be set up
+    (no speech package, no espeak-ng: the voice reports that when it speaks).
     """
     if quiet:
         return None
     try:
-        from voicehost.speech import voice as voice_module  # type: ignore[attr-defined]
+        from voicehost.speech.voice import Voice as EspeakVoice
     except Exception:
         return None
-    for name in ("Voice", "EspeakVoice"):
-        cls = getattr(voice_module, name, None)
-        if cls is not None:
+    import shutil
+
+    if shutil.which("espeak-ng") is None:
+        print("voicehost: note: espeak-ng is not installed; printing what the host says.",
+              file=sys.stderr)
+        return None
+    kwargs: dict[str, Any] = {}
+    if mute is not None:
+        kwargs["mute"] = mute
+    if device is not None:
+        kwargs["play"] = _player(device)
+    try:
+        return EspeakVoice(**kwargs)
+    except Exception:
+        return None
+
+
+def _player(device) -> Callable:
+    """Play samples on the output device named (or numbered) ``device``."""
+    spec = int(device) if isinstance(device, str) and device.isdigit() else device
+
+    def play(samples, rate: int) -> None:
+        from voicehost.errors import DeviceError
+
+        try:
+            import sounddevice as sd
+
+            sd.play(samples, rate, device=spec)
+            sd.wait()
+        except Exception as exc:
+            raise DeviceError(f"cannot play on output device {device!r} ({exc}).") from None
+
+    return play
+
+
+class BackgroundVoice:
+    """Speaks on a thread so a live host keeps reading the microphone meanwhile.
+
+    A blocking voice would stall the loop for the length of each sentence
+    while the microphone's queue fills. Each line is spoken when the
+    previous one is done, and its mute window starts at the sample clock of
+    that moment (``clock()``), not when it was queued.
+    """
+
+    def __init__(self, voice: Any, clock: Callable[[], float]):
+        import queue
+        import threading
+
+        self.voice = voice
+        self.clock = clock
+        self._queue: "queue.Queue[str | None]" = queue.Queue()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @property
+    def mute(self):
+        return getattr(self.voice, "mute", None)
+
+    @mute.setter
+    def mute(self, value) -> None:
+        if hasattr(self.voice, "mute"):
+            self.voice.mute = value
+
+    def say(self, text: str, at: float = 0.0) -> None:
+        self._queue.put(text)
+        return None
+
+    def _run(self) -> None:
+        while True:
+            text = self._queue.get()
+            if text is None:
+                return
             try:
-                return cls(device=device) if device is not None else cls()
-            except TypeError:
-                try:
-                    return cls()
-                except Exception:
-                    return None
-            except Exception:
-                return None
-    return None
+                self.voice.say(text, at=self.clock())
+            except Exception as exc:  # keep the game going; say why once
+                print(f"voicehost: note: the voice failed ({exc}).", file=sys.stderr)
+
+    def close(self, wait: float = 30.0) -> None:
+        """Finish the lines already queued (up to ``wait`` seconds), then stop."""
+        self._queue.put(None)
+        self._thread.join(wait)

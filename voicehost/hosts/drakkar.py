@@ -272,6 +272,7 @@ class DrakkarHost:
         self.journal = journal
         self.latency = float(latency)
         self.rate = rate
+        self.mute = mute
         self.detector = OnsetDetector(rate=rate, mute=mute)
         song = state.song
         self.tracker = ChantTracker(song.tums, song.reversed)
@@ -384,6 +385,11 @@ class DrakkarHost:
             if name == "LastTum":
                 self.last_tums.append(e.t)
             elif name == "SongStopped":
+                if self._self_caused(e.t):
+                    # The detector was deaf while the host spoke (half duplex):
+                    # not the table's doing; the tracker reacquires.
+                    self.heard["deaf"] = self.heard.get("deaf", 0) + 1
+                    continue
                 self.stops.append(e.t)
                 self._tracker_events.append(e)
             elif name == "BarStart":
@@ -398,6 +404,12 @@ class DrakkarHost:
             elif name in ("TempoChanged", "WrongSong"):
                 self._tracker_events.append(e)
         self._tracker_events.sort(key=lambda e: e.t)
+
+    def _self_caused(self, t: float) -> bool:
+        if self.mute is None:
+            return False
+        span = 2.0 * (self._period or 0.5)
+        return bool(self.mute.overlaps(t - span, t + 1e-3))
 
     def _step(self, final: bool = False) -> None:
         """Handle tracker events and ready declarations in time order."""
@@ -645,8 +657,12 @@ class DrakkarHost:
         elif not over and any(isinstance(e, (drakkar.ExtraTurn, drakkar.TurnReversed))
                               for e in events):
             lines.append(f"{_cap(self.state.turn)}, your turn.")
+        stopping = mistake is not None or bool(island)
         for line in lines:
-            self.say(line, t, "play")
+            kind = "stop" if stopping else "play"
+            if line.startswith(("Kraken!", "Goblin!", "Dragon!")) or "covers the danger" in line:
+                kind = "stop" if stopping else "song_change"
+            self.say(line, t, kind)
         if over:
             self._announce_end(t)
         elif not drakkar.legal_plays(self.state, self.state.turn) and not self.state.pending_discards:

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from voicehost.errors import DeviceError, RecordError, VoicehostError
 from voicehost.games import drakkar
-from voicehost.hosts.announce import Announcer, default_voice
+from voicehost.hosts.announce import Announcer, BackgroundVoice, default_voice
 from voicehost.hosts.drakkar import (
     DrakkarHost,
     DrakkarResult,
@@ -79,7 +79,7 @@ def _players(text: str | None) -> list[str] | None:
 
 
 def make_announcer(quiet: bool, output_device: Any = None, mute=None) -> Announcer:
-    voice = default_voice(quiet, output_device)
+    voice = default_voice(quiet, output_device, mute)
     return Announcer(voice=voice, quiet=quiet, mute=mute)
 
 
@@ -258,6 +258,15 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
     mic = _mic(args.input_device)
     mute = MuteWindows()
     announcer = make_announcer(args.quiet, args.output_device, mute)
+    holder: dict[str, DrakkarHost] = {}
+    if announcer.voice is not None:
+        # Speak on a thread (the microphone keeps being read), and during the
+        # song only what the table must hear: the host's voice deafens the
+        # onset detector while it plays (half duplex).
+        announcer.voice = BackgroundVoice(announcer.voice,
+                                          lambda: holder["host"].clock if holder else 0.0)
+        announcer.speak = lambda line: not (
+            line.kind == "play" and holder and holder["host"].phase()[0] == "game")
     if state is None:
         state = state_for(None, players, args.seed, args.variant)
     if journal is None and args.journal is not None:
@@ -269,6 +278,7 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
         host = DrakkarHost(state, announcer, journal, windows=args.windows,
                            latency=calibration_latency(), rate=mic.rate, mute=mute,
                            intro=not resumed)
+        holder["host"] = host
         if resumed:
             s = host.state
             host.say(f"Resuming the voyage: {len(s.islands_found)} of 3 islands found. "
@@ -280,6 +290,8 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
             view.stop()
         if journal is not None:
             journal.close()
+        if isinstance(announcer.voice, BackgroundVoice):
+            announcer.voice.close()
     return _report(result, getattr(args, "json", False))
 
 
