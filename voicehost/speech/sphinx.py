@@ -63,6 +63,8 @@ TARGET_PEAK = 0.3
 NOISE_FLOOR = 3e-4
 #: Noise-floor padding on each side of an utterance, in seconds.
 PAD = 0.3
+#: High-pass cut-off in Hz (0 turns it off): DC offset and rumble upset the cepstral mean.
+HIGHPASS = 100.0
 #: Weight of the spectral mirror that fills the empty 4-8 kHz band of narrow-band audio.
 MIRROR = 0.3
 
@@ -93,6 +95,8 @@ def condition(samples: np.ndarray, rate: int = 16000, seed: int = 0) -> np.ndarr
     Deterministic (seeded noise), so the same audio always gives the same answer.
     """
     x = np.asarray(samples, dtype=np.float64)
+    if HIGHPASS and len(x) > 12:
+        x = highpass(x, rate)
     if len(x) and is_narrowband(x, rate):
         x = x + MIRROR * x * np.where(np.arange(len(x)) % 2 == 0, 1.0, -1.0)
     peak = float(np.max(np.abs(x))) if len(x) else 0.0
@@ -102,6 +106,14 @@ def condition(samples: np.ndarray, rate: int = 16000, seed: int = 0) -> np.ndarr
     x = np.concatenate([pad, x, pad])
     x += np.random.default_rng(seed).normal(0.0, NOISE_FLOOR, len(x))
     return x
+
+
+def highpass(x: np.ndarray, rate: int, cutoff: float | None = None) -> np.ndarray:
+    """Remove DC offset and rumble below ``cutoff`` Hz (cheap microphones have both)."""
+    from scipy.signal import butter, sosfilt
+
+    sos = butter(2, (cutoff or HIGHPASS) / (rate / 2), btype="highpass", output="sos")
+    return sosfilt(sos, x - x[: min(len(x), 400)].mean())
 
 
 def to_pcm16(x: np.ndarray) -> bytes:
