@@ -36,6 +36,7 @@ Decisions where the issue and design leave room (documented in the README):
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -413,7 +414,14 @@ class SailorHost:
     def _peek(self, roles: list[sailor.RoleDealt]) -> None:
         from voicehost.hosts.sailor_deal import pass_and_peek
 
-        pass_and_peek(roles, lambda text: self.say(text, "deal"), self.keys, self.screen)
+        pause = getattr(self.on_status, "pause", None)  # the large view steps aside
+        if pause is not None:
+            pause()
+        try:
+            pass_and_peek(roles, lambda text: self.say(text, "deal"), self.keys, self.screen)
+        finally:
+            if pause is not None:
+                self.on_status.resume()
 
     # -- drawing ---------------------------------------------------------------------------
     def _drawing_turn(self) -> None:
@@ -608,7 +616,7 @@ class SailorHost:
                                                     f"{len(r.order)}")]
         elif r.phase == "accusations" and r.accusation_start is not None:
             left = max(0.0, r.accusation_start + self.settings.accuse_seconds - self.clock)
-            rows += [("phase", "accusations"), ("timer", f"{left:.0f} s left")]
+            rows += [("phase", "accusations"), ("timer", f"{math.ceil(left - 1e-6)} s left")]
         elif r.phase == "voting":
             waiting = [p for p in self.match.players if p not in r.votes]
             rows += [("phase", "voting"),

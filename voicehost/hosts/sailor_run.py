@@ -50,6 +50,13 @@ class _View:
     def __call__(self, host: SailorHost) -> None:
         self.view.update(host.status_rows())
 
+    def pause(self) -> None:
+        """Let the terminal show something else (a private card) undisturbed."""
+        self.view.stop()
+
+    def resume(self) -> None:
+        self.view.start()
+
     def stop(self) -> None:
         self.view.stop()
 
@@ -99,8 +106,14 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
     mute = MuteWindows()
     announcer = make_announcer(args.quiet, getattr(args, "output_device", None), mute)
     view = _View(announcer) if getattr(args, "large", False) else None
+    box: list[SailorHost] = []
+
+    def on_block(t: float) -> None:  # the timer in the large view follows the sample clock
+        if view is not None and box:
+            view(box[0])
+
     try:
-        ears = open_ears(mic, settings.backend, mute)
+        ears = open_ears(mic, settings.backend, mute, on_block=on_block)
         if settings.players is None:
             from voicehost.hosts.sailor_register import register_by_voice
 
@@ -112,6 +125,7 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
             journal = Journal.create(args.journal, "sailor", host_header(settings, run))
         host = SailorHost(settings, announcer, ears, journal, resume_events, skip_audio=False,
                           on_status=view)
+        box.append(host)
         result = host.run()
     finally:
         mic.close()
