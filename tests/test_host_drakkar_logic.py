@@ -166,12 +166,13 @@ def test_calibration_latency_defaults_to_zero_and_reads_the_user_config(tmp_path
     assert settings.calibration_latency() == 0.0
 
 
-def test_keyboard_declarations_are_moved_back_by_the_latency():
+def test_keyboard_stamps_are_moved_forward_by_the_latency():
+    # The newest block is `latency` old when the key is read: the key came later.
     host = DrakkarHost(_state(["rower:red"] * 16), Announcer(quiet=True, silent=True),
                        latency=0.1, intro=False)
     host.declare(Declaration(2.0, None, "rower:red", 1, source="keyboard"))
     host.declare(Declaration(3.0, "ann", "rower:red", 1, source="sidecar"))
-    assert [d.t for d in host._pending] == [1.9, 3.0]
+    assert [d.t for d in host._pending] == [2.1, 3.0]
 
 
 def test_large_view_shows_song_ship_turn_and_hands_as_text():

@@ -34,9 +34,12 @@ Decisions where the issue and design leave room (documented in the README):
 * **Discards owed** (Inhospitable Island): a declared discard is applied;
   if the next play comes first, the rules' default discards are applied and
   journalled, and the host says who dropped a card.
-* **Latency.** Live key presses are stamped when the host sees them; the
-  calibrated input latency is subtracted from them before judging. A
-  recording's sidecar times are exact, so no latency applies there.
+* **Latency.** A live key press is stamped with the clock of the newest
+  block, and the newest block is already that much in the past when the key
+  is read: the sound card's latency. The latency measured by ``voicehost
+  calibrate`` (its round trip, an upper bound of the input side) is added to
+  keyboard stamps before judging. A recording's sidecar times are exact, so
+  no latency applies there.
 * **Resume.** Only rules events are journalled (``play``/``discard``, with
   the verdict and the sample clock as extra fields, which record replay
   accepts). Resuming a recording feeds its audio again from the start
@@ -252,7 +255,8 @@ class DrakkarHost:
     windows
         Judge windows: "normal", "easy", "hard" or a half-width in ms.
     latency
-        Seconds subtracted from keyboard declarations (calibration).
+        Seconds added to keyboard stamps (calibration: how far the newest
+        block lags the moment a key is read).
     resume_events
         Journal events already decided (resuming a recording): the plays are
         taken from here, silently, until they are used up.
@@ -324,7 +328,7 @@ class DrakkarHost:
     def declare(self, decl: Declaration) -> None:
         """Queue a declaration (sidecar, keyboard); it is judged when its audio is in."""
         if decl.source == "keyboard" and self.latency:
-            decl = Declaration(max(0.0, decl.t - self.latency), decl.player, decl.card,
+            decl = Declaration(decl.t + self.latency, decl.player, decl.card,
                                decl.slot, decl.type, decl.source)
         if decl.player and decl.player.startswith("#seat"):
             seat = int(decl.player[5:])

@@ -1,6 +1,6 @@
 """The user's settings: what calibration measured, kept between games.
 
-``voicehost calibrate`` (later) measures the input latency of the user's
+``voicehost calibrate`` measures the latency of the user's
 sound card and the room's noise floor and stores them in ``config.json``
 under the user config folder (platformdirs); the hosts read them through
 the small functions here, so a missing or damaged file means the defaults
@@ -69,10 +69,10 @@ def _number(key: str, default: float) -> float:
 
 
 def calibration_latency() -> float:
-    """Input latency measured by calibration, in seconds (0 when never calibrated).
+    """Latency measured by calibration, in seconds (0 when never calibrated).
 
-    Live declarations (key presses) are stamped this much later than the
-    sound they answer; the Drakkar host subtracts it before judging.
+    The newest block of microphone audio is this much in the past when a key
+    is read; the Drakkar host adds it to keyboard stamps before judging.
     """
     value = _number("latency", 0.0)
     return value if 0.0 <= value < 2.0 else 0.0
