@@ -298,7 +298,7 @@ class DrakkarHost:
         self.refused: list[dict[str, Any]] = []
         self.heard = {"onsets": 0, "bars": 0, "stopped": 0, "wrong_song": 0, "tempo": 0}
         self._pending: list[Declaration] = []
-        self._arrived: set[int] = set()
+        self._arrived_upto = -math.inf
         self._tracker_events: list[Any] = []
         self._resume = list(resume_events or [])
         self._fast_forward = bool(self._resume)
@@ -418,11 +418,9 @@ class DrakkarHost:
     def _step(self, final: bool = False) -> None:
         """Handle tracker events and ready declarations in time order."""
         # Declarations that have arrived: tell the tracker the song they make.
-        for decl in self._pending:
-            if decl.t <= self.clock and id(decl) not in self._arrived:
-                self._arrived.add(id(decl))
-                if decl is self._pending[0]:
-                    self._announce_song_early(decl)
+        if self._pending and self._arrived_upto < self._pending[0].t <= self.clock:
+            self._arrived_upto = self._pending[0].t
+            self._announce_song_early(self._pending[0])
         while not self.done:
             decl = self._pending[0] if self._pending else None
             event = self._tracker_events[0] if self._tracker_events else None
