@@ -446,3 +446,35 @@ def test_a_pong_from_before_the_host_clock_started_is_not_a_sample(table):
                             "t2": fresh["t2"], "t3": 57.0, "epoch": fresh["epoch"]}))
         est = receive(ws, "clock")  # the first clock message answers the fresh sample
         assert est["offset"] == pytest.approx(-50.0) and est["samples"] == 1
+
+
+def test_before_the_sample_clock_runs_phones_cannot_sync_and_taps_are_refused():
+    from voicehost.companion.drakkar_phones import DrakkarPhones, GatedClock
+
+    class State:
+        players = ("ann",)
+        turn = "ann"
+        hands = {"ann": ["kraken"]}
+
+    gate = GatedClock(FakeClock(3.0))
+    comp = Companion("drakkar", players=["ann"], clock=gate)
+    comp.start(bind="127.0.0.1")
+    try:
+        token = join(comp, "ann", "red")[1]["token"]
+        with connect(ws_url(comp)) as ws:
+            ws.send(json.dumps({"type": "hello", "token": token}))
+            receive(ws, "welcome")
+            ws.send(json.dumps({"type": "ping", "id": 0, "t0": 1.0}))
+            ws.send(json.dumps({"type": "play", "id": "early", "card": "kraken", "slot": 1,
+                                "t": 1.0}))
+            # The ping gets no answer; the tap is refused (the next message is its answer).
+            refused = json.loads(ws.recv(timeout=10))
+            assert refused["type"] == "refused" and refused["id"] == "early"
+            assert "not listening yet" in refused["message"]
+            assert comp.take_declarations() == []
+            DrakkarPhones(comp, print, gate).step(State, lambda d: None)  # the first block
+            assert gate.running
+            ws.send(json.dumps({"type": "ping", "id": 1, "t0": 1.5}))
+            assert receive(ws, "pong")["t1"] == 3.0
+    finally:
+        comp.stop()

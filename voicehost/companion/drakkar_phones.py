@@ -19,9 +19,22 @@ from voicehost.companion.payloads import HandSync
 
 
 @dataclass
+class GatedClock:
+    """The sample clock, or None until the first block: a sound card that has not
+    started reads 0, and a phone measured against that would map its taps wrongly."""
+
+    clock: Callable[[], float]
+    running: bool = False
+
+    def __call__(self) -> float | None:
+        return self.clock() if self.running else None
+
+
+@dataclass
 class DrakkarPhones:
     companion: Companion
     say: Callable[[str], None]
+    gate: GatedClock | None = None
     hands: HandSync = field(init=False)
     _presence: "queue.Queue[tuple[str, bool]]" = field(default_factory=queue.Queue)
     _clock_started: bool = False
@@ -34,6 +47,8 @@ class DrakkarPhones:
         """Call once per block: taps to ``declare``, new hands to the phones."""
         if not self._clock_started:
             # The sample clock runs from the first block: measure the phones against it.
+            if self.gate is not None:
+                self.gate.running = True
             self.companion.reset_clocks()
             self._clock_started = True
         for decl in self.companion.take_declarations():
@@ -56,11 +71,12 @@ def open_drakkar_phones(args: argparse.Namespace, state: Any, clock: Callable[[]
                         say: Callable[[str], None]) -> DrakkarPhones | None:
     """With ``--cards phones``: serve the pages, wait for every player, deal the hands."""
     players = [str(p) for p in state.players]
-    companion = open_companion(args, "drakkar", players, clock, say)
+    gate = GatedClock(clock)
+    companion = open_companion(args, "drakkar", players, gate, say)
     if companion is None:
         return None
     try:
-        phones = DrakkarPhones(companion, say)
+        phones = DrakkarPhones(companion, say, gate)
         phones.hands.sync(state)
         wait_for_phones(companion, players, say)
         phones._presence = queue.Queue()  # arrivals before the game are not news

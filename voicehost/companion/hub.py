@@ -117,8 +117,9 @@ class Companion:
         Names of the seats (a player picks one), or a mapping name -> colour
         when colours are already dealt; None lets players type their names.
     clock
-        The host's clock in seconds (its audio sample clock). Pings and
-        declarations are stamped with it; the companion reads no other clock.
+        The host's clock in seconds (its audio sample clock), or None while
+        that clock is not running (no sample yet): then phones cannot sync
+        and taps are refused. The companion reads no other clock.
     colours
         Colours players choose from when ``players`` does not fix them.
     code
@@ -126,7 +127,7 @@ class Companion:
     """
 
     def __init__(self, game: str, players: Sequence[str] | Mapping[str, str] | None = None,
-                 clock: Callable[[], float] | None = None,
+                 clock: Callable[[], float | None] | None = None,
                  colours: Sequence[str] = PENCIL_COLOURS, code: str | None = None,
                  max_players: int = 8):
         if game not in ("sailor", "drakkar"):
@@ -418,6 +419,10 @@ class Companion:
         """A tap from ``conn``'s page: stamp it, queue it, answer the page."""
         received = self.clock()
         seat = conn.seat
+        if received is None:
+            return {"type": "refused", "id": str(message.get("id", ""))[:64],
+                    "message": "The host is not listening yet: tap again once the song "
+                               "has started."}
         did = str(message.get("id", ""))[:64]
         card = message.get("card")
         slot = message.get("slot")

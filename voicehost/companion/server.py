@@ -179,7 +179,8 @@ def build_app(companion: Companion):
                     break  # the seat was freed while the page was open
                 if kind == "ping":
                     t1 = companion.clock()
-                    await send(companion._pong(conn, msg, t1))
+                    if t1 is not None:  # no answer while the host's clock is not running
+                        await send(companion._pong(conn, msg, t1))
                 elif kind == "sample":
                     try:
                         sample = ClockSample(*(float(msg[k]) for k in ("t0", "t1", "t2", "t3")))

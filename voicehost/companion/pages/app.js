@@ -183,7 +183,12 @@ function receive(msg) {
     case "private": setPrivate(msg.payload); break;
     case "table": setTable(msg.payload); break;
     case "ack": acknowledged(msg); break;
-    case "refused": say(msg.message); break;
+    case "refused":
+      state.pending = state.pending.filter((p) => p.id !== msg.id);
+      savePending();
+      say(msg.message);
+      $("played").textContent = msg.message;
+      break;
     case "resync": state.synced = null; startPings(); break;
     case "released": break;
     case "denied": break;
