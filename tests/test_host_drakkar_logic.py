@@ -190,3 +190,39 @@ def test_large_view_shows_song_ship_turn_and_hands_as_text():
     for words in ("SONG: Drakkar Tum Tum Tum", "SHIP: 1: grey, 2: grey, 3: grey", "TURN: ann",
                   "HANDS: ann 4, bo 4", "> Ann starts."):
         assert words in text
+
+
+def test_inhospitable_island_discards_are_journalled_before_the_next_play(tmp_path):
+    """A declared discard is applied; the ones nobody declared default before the next play."""
+    from voicehost.hosts.drakkar import host_header
+    from voicehost.journal import Journal, journal_to_record, read_journal
+
+    deck = ["rower:red", "rower:red", "rower:red", "lookout", "goblin", "kraken",
+            "dragon", "whirlpool"] + ["rower:yellow"] * 12
+    state = drakkar.from_setup(["ann", "bo"], deck, ["inhospitable", "calm", "calm"])
+    journal = Journal.create(tmp_path / "j.jsonl", "drakkar", host_header(state, {"mode": "test"}))
+    announcer = Announcer(quiet=True, silent=True)
+    host = DrakkarHost(state, announcer, journal, intro=False)
+    host.bar_starts = [0.0, 2.0, 4.0]
+    host.last_tums = [5.5, 7.5, 9.5, 11.5]
+    for t, player, card, slot in [(5.5, "ann", "rower:red", 1), (7.5, "bo", "rower:red", 2),
+                                  (9.5, "ann", "rower:red", 3), (11.5, "bo", "lookout", 1)]:
+        host.declare(Declaration(t, player, card, slot))
+    host._step(final=True)
+    assert host.state.hand_limit == 2 and host.state.pending_discards
+    # The table stops and warms up again; Ann declares her discard, then plays.
+    host.stops.append(12.5)
+    host.bar_starts += [14.0, 16.0, 18.0]
+    host.last_tums.append(19.5)
+    host.declare(Declaration(13.0, "ann", "goblin", type="discard"))
+    host.declare(Declaration(19.5, "ann", "rower:yellow", 1))
+    host._step(final=True)
+    journal.close()
+    header, events, _ = read_journal(tmp_path / "j.jsonl")
+    kinds = [(e["type"], e["player"], e.get("default", False)) for e in events]
+    assert ("discard", "ann", False) in kinds
+    assert any(k == ("discard", "bo", True) for k in kinds)
+    assert kinds[-1][0] == "play"  # the defaults went in before the play that needed them
+    replayed = drakkar.replay(journal_to_record(header, events))
+    assert drakkar.state_to_dict(replayed.state) == drakkar.state_to_dict(host.state)
+    assert not host.state.pending_discards
