@@ -350,10 +350,12 @@ def test_a_sunken_sailor_round_dealt_by_the_rules_reaches_three_phones_and_never
             phones[p.name].expect_seated(f"{p.name}, {p.colour}")
         host.join(timeout=30)
         assert waited == [[]]
-        deal_to_phones(comp, roles, round_.word, said.append)
+        deal_to_phones(comp, roles, round_.word, said.append, round_number=round_.number)
         word = round_.word
         for p in match.players:
             page = phones[p.name].page
+            expect(page.locator("#status")).to_have_text(
+                f"Round {round_.number}: your role has arrived: hold the button to read it.")
             page.locator("#reveal").focus()
             page.keyboard.down("Space")
             secret = page.locator("#secret")

@@ -14,12 +14,13 @@ from typing import Any
 from voicehost.companion.hub import Companion
 
 
-def sailor_secret(drunken_sailor: bool, word: str | None, line: str | None) -> dict:
-    """One player's secret for the Sunken Sailor page."""
+def sailor_secret(drunken_sailor: bool, word: str | None, line: str | None,
+                  round_number: int | None = None) -> dict:
+    """One player's secret for the Sunken Sailor page (``round`` tells a new deal apart)."""
     if drunken_sailor:
-        return {"role": "the Drunken Sailor", "word": None, "line": None,
+        return {"role": "the Drunken Sailor", "word": None, "line": None, "round": round_number,
                 "note": "You do not know the secret word. Draw along and do not get caught."}
-    return {"role": "a sailor", "word": word, "line": line,
+    return {"role": "a sailor", "word": word, "line": line, "round": round_number,
             "note": "Keep the word secret; draw so the other sailors know you know it."}
 
 
@@ -33,8 +34,8 @@ def publish_sailor_roles(companion: Companion, round_: Any) -> None:
     for player in round_.players:
         role = round_.role(player)
         word = None if role.drunken_sailor else round_.word
-        companion.publish_private(player.name, sailor_secret(role.drunken_sailor, word,
-                                                             role.line))
+        companion.publish_private(player.name, sailor_secret(
+            role.drunken_sailor, word, role.line, getattr(round_, "number", None)))
 
 
 def drakkar_hand(state: Any, player: str) -> dict:

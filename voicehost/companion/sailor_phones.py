@@ -32,12 +32,12 @@ def open_sailor_phones(args: argparse.Namespace, players: Sequence[Any],
 
 
 def deal_to_phones(companion: Companion, roles: Sequence[Any], word: str,
-                   say: Callable[[str], None]) -> None:
+                   say: Callable[[str], None], round_number: int | None = None) -> None:
     """Send each ``RoleDealt`` to its player's phone; say only that they are there."""
     names = [role.player.name for role in roles]
     for role in roles:
         secret_word = None if role.drunken_sailor else word
-        companion.publish_private(role.player.name,
-                                  sailor_secret(role.drunken_sailor, secret_word, role.line))
+        companion.publish_private(role.player.name, sailor_secret(
+            role.drunken_sailor, secret_word, role.line, round_number))
     wait_for_phones(companion, names, say)
     say("Your roles are on your phones. Hide your screen, then hold the button to read yours.")

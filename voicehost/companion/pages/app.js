@@ -321,7 +321,7 @@ function setPrivate(payload) {
   state.privatePayload = payload;
   if (state.info.game === "sailor") {
     if (state.revealed) $("secret").replaceChildren(...secretNodes(payload));
-    if (payload) say("Your role has arrived: hold the button to read it.");
+    if (payload) say((payload.round ? "Round " + payload.round + ": y" : "Y") + "our role has arrived: hold the button to read it.");
   } else {
     renderHand();
     if (payload && payload.turn) $("turn").textContent = payload.your_turn ? "Your turn." : cap(payload.turn) + " plays.";
