@@ -68,12 +68,12 @@ def test_win_recording_announces_song_changes_islands_and_timing(win):
     lines = result.lines
     assert "Kraken! Now Drakkar Tum Tum." in lines
     assert "Red warrior covers the danger! Now Drakkar Tum Tum Tum." in lines
-    assert sum(line.startswith("Lookout! Stop singing.") for line in lines) == 3
-    assert any("won the voyage" in line for line in lines)
+    assert sum(line.startswith("Lookout! Land ho!") for line in lines) == 3
+    assert lines.count("The crew has won the voyage!") == 1
     timing = {t.player: t for t in result.timing}
     assert timing["ann"].plays == 7 and timing["bo"].plays == 6
     assert all(t.mean_ms is not None and abs(t.mean_ms) < 120 for t in timing.values())
-    assert any(line.startswith("Ann: 7 of 7 on the beat") for line in lines)
+    assert any(line.startswith("Ann: 7 of 7 on the beat, ") for line in lines)
 
 
 def test_an_illegal_play_is_refused_aloud_and_the_game_goes_on(win):
@@ -98,10 +98,10 @@ def test_a_late_play_is_a_mistake_the_card_stays_and_no_draw(loss):
     assert (late.player, late.card, late.timing) == ("bo", "rower:yellow", "off_beat")
     assert late.verdict.verdict == "late" and late.offset_ms > 120
     assert late.mistake == drakkar.OUT_OF_RHYTHM
-    assert "Too late, Bo keeps the card on the ship but draws none." in result.lines
+    assert "Too late, Bo keeps the card but draws none." in result.lines
     # The song stops and warms up again; after the restart Ann plays on the third bar.
-    i = result.lines.index("Too late, Bo keeps the card on the ship but draws none.")
-    assert result.lines[i + 1].startswith("Sing again, twice to warm up: Drakkar Tum Tum.")
+    i = result.lines.index("Too late, Bo keeps the card but draws none.")
+    assert result.lines[i + 1].startswith("Warm up twice: Drakkar Tum Tum. Ann first.")
     assert result.plays[2].timing == "on_beat"
 
 
@@ -112,7 +112,7 @@ def test_a_wrong_song_is_named_with_the_song_the_ship_needs(loss):
 
 def test_a_stopped_song_is_announced_and_restarted(loss):
     result, _, _ = loss
-    assert "The song stopped: sing again, twice to warm up, Drakkar Tum." in result.lines
+    assert "The song stopped: sing again, Drakkar Tum." in result.lines
     # After that restart the dragon (third bar) is still judged on the beat.
     assert result.plays[-1].card == "dragon" and result.plays[-1].timing == "on_beat"
 
@@ -121,7 +121,7 @@ def test_a_play_during_the_warm_up_is_refused_with_a_hint(loss):
     result, truth, _ = loss
     early = [d for d in truth["declarations"] if d.get("expect") == "refused_warmup"]
     warm = [r for r in result.refused if abs(r["t"] - early[0]["t"]) < 1e-3]
-    assert warm and warm[0]["why"].startswith("Not yet, Bo: this is warm-up song two")
+    assert warm and warm[0]["why"] == "Not yet, Bo: warm-up song two; play on the third."
 
 
 @pytest.mark.parametrize("game", ["win", "loss"])

@@ -96,5 +96,5 @@ def test_a_whole_game_heard_through_a_real_microphone():
     assert got["reason"] == truth["outcome"]["reason"]
     expected = [[e["player"], e["card"], e["slot"], e["timing"]] for e in truth["record"]["events"]]
     assert got["plays"] == expected, "\n".join(got["lines"])
-    assert "Too late, Bo keeps the card on the ship but draws none." in got["lines"]
+    assert "Too late, Bo keeps the card but draws none." in got["lines"]
     assert drakkar.replay_record(truth["record"])["result"] == "lost"

@@ -113,9 +113,13 @@ class PlayerTiming:
         name = self.player[:1].upper() + self.player[1:]
         if not self.plays or self.mean_ms is None:
             return f"{name}: no judged play."
-        early = "late" if self.mean_ms >= 0 else "early"
-        return (f"{name}: {self.on_beat} of {self.plays} on the beat, "
-                f"{abs(self.mean_ms):.0f} ms {early} on average, spread {self.spread_ms:.0f} ms.")
+        if round(self.mean_ms) == 0:
+            average = "right on the beat on average"
+        else:
+            early = "late" if self.mean_ms > 0 else "early"
+            average = f"average {abs(self.mean_ms):.0f} ms {early}"
+        return (f"{name}: {self.on_beat} of {self.plays} on the beat, {average}, "
+                f"spread {self.spread_ms:.0f} ms.")
 
     def to_dict(self) -> dict[str, Any]:
         return {"player": self.player, "plays": self.plays, "on_beat": self.on_beat,
@@ -460,8 +464,8 @@ class DrakkarHost:
             if requested:
                 return
             if self._sung_since_restart(e.t):
-                self.say(f"The song stopped: sing again, twice to warm up, "
-                         f"{song_words(song.tums, song.reversed)}.", e.t, "song")
+                self.say(f"The song stopped: sing again, {song_words(song.tums, song.reversed)}.",
+                         e.t, "song")
         elif name == "WrongSong":
             self.heard["wrong_song"] += 1
             # Said once per mistake: again only if the table sings yet another
@@ -505,12 +509,12 @@ class DrakkarHost:
             return
         phase, bars = self.phase(decl.t)
         if phase == STOPPED:
-            self._refuse(decl, f"Not now, {_cap(decl.player)}: the song has stopped. "
-                               "Sing twice to warm up, then play.")
+            self._refuse(decl, f"Not now, {_cap(decl.player)}: the song stopped; "
+                               "warm up twice first.")
             return
         if phase == WARMUP:
-            self._refuse(decl, f"Not yet, {_cap(decl.player)}: this is warm-up song "
-                               f"{WORDS.get(bars, 'one')}; the game starts on the third song.")
+            self._refuse(decl, f"Not yet, {_cap(decl.player)}: warm-up song "
+                               f"{WORDS.get(bars, 'one')}; play on the third.")
             return
         card = self._card(decl)
         if card is None:
@@ -607,8 +611,8 @@ class DrakkarHost:
         s = self.state
         names = ", ".join(_cap(p) for p in s.players[:-1]) + f" and {_cap(s.players[-1])}"
         song = s.song
-        self.say(f"Drakkar Tum Tum with {names}. {_cap(s.turn)} starts. Sing twice to warm up; "
-                 f"the game starts on the third song: {song_words(song.tums, song.reversed)}.",
+        self.say(f"Drakkar Tum Tum: {names}. {_cap(s.turn)} starts. Warm up twice, play on the "
+                 f"third song: {song_words(song.tums, song.reversed)}.",
                  0.0, "intro")
 
     def _announce_play(self, before: DrakkarState, decl: Declaration, card: Card,
@@ -621,9 +625,9 @@ class DrakkarHost:
             if mistake.kind == drakkar.OUT_OF_TURN:
                 lines.append(f"Stop! Not {name}'s turn: the card stays, but {name} draws none.")
             elif verdict is not None and verdict.verdict == "late":
-                lines.append(f"Too late, {name} keeps the card on the ship but draws none.")
+                lines.append(f"Too late, {name} keeps the card but draws none.")
             elif verdict is not None and verdict.verdict == "early":
-                lines.append(f"Too early, {name} keeps the card on the ship but draws none.")
+                lines.append(f"Too early, {name} keeps the card but draws none.")
             else:
                 lines.append(f"Stop! No song was going: the card stays, but {name} draws none.")
         changed = next((e for e in events if isinstance(e, drakkar.SongChanged)), None)
@@ -634,12 +638,10 @@ class DrakkarHost:
                               drakkar.GameWon, drakkar.GameLost)):
                 continue
             if isinstance(e, drakkar.IslandRevealed):
-                lines.append(f"Lookout! Stop singing. {e.say()}")
+                lines.append(f"Lookout! {e.say()}")
                 continue
             if isinstance(e, drakkar.ShipCleared):
-                if not self.state.is_over:
-                    lines.append("The ship is cleared: three grey sections again.")
-                continue
+                continue  # said with the restart below
             lines.append(e.say())
         if changed is not None and not island:
             kind = card.kind.value
@@ -654,8 +656,9 @@ class DrakkarHost:
         over = self.state.is_over
         if not over and (mistake is not None or island):
             song = self.state.song
-            lines.append(f"Sing again, twice to warm up: {song_words(song.tums, song.reversed)}. "
-                         f"{_cap(self.state.turn)} plays first.")
+            cleared = "Ship cleared. " if island else ""
+            lines.append(f"{cleared}Warm up twice: {song_words(song.tums, song.reversed)}. "
+                         f"{_cap(self.state.turn)} first.")
         elif not over and any(isinstance(e, (drakkar.ExtraTurn, drakkar.TurnReversed))
                               for e in events):
             lines.append(f"{_cap(self.state.turn)}, your turn.")
@@ -674,7 +677,7 @@ class DrakkarHost:
     def _announce_end(self, t: float) -> None:
         s = self.state
         if s.result == drakkar.WON:
-            self.say("Land ho, the third island! The crew has won the voyage.", t, "end")
+            self.say("The crew has won the voyage!", t, "end")
         else:
             self.say(f"The voyage is lost. {s.reason or ''}".strip(), t, "end")
         for timing in timing_summary(s.players, self.plays):

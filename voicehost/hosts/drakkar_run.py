@@ -282,7 +282,7 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
         if resumed:
             s = host.state
             host.say(f"Resuming the voyage: {len(s.islands_found)} of 3 islands found. "
-                     f"Sing twice to warm up: {song_words(s.song.tums, s.song.reversed)}. "
+                     f"Warm up twice: {song_words(s.song.tums, s.song.reversed)}. "
                      f"{s.turn.capitalize()} plays next.", 0.0, "resume")
         result = run_live(host, mic, view)
     finally:
