@@ -87,7 +87,7 @@ class Voice:
     rate: int = 16000
     out: TextIO = field(default_factory=lambda: sys.stdout)
     play: Callable[[np.ndarray, int], None] | None = None
-    _said: list[np.ndarray] = field(default_factory=list)
+    _said: list[np.ndarray] = field(default_factory=list, init=False, repr=False)
 
     def say(self, text: str, at: float = 0.0) -> float:
         """Say ``text`` starting at clock time ``at``; returns its duration in seconds.
