@@ -78,3 +78,22 @@ def test_resuming_a_finished_game_says_so(tmp_path):
     out = cli("resume", str(path), "--quiet")
     assert out.returncode == 0, out.stderr
     assert "already over after 4 plays: lost" in out.stdout
+
+
+def test_resuming_a_recording_whose_audio_is_gone_is_a_clear_error(tmp_path):
+    wav = tmp_path / "game.wav"
+    wav.write_bytes((GAMES / "drakkar_loss.wav").read_bytes())
+    path = tmp_path / "j.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "voicehost", "drakkar", "--input", str(wav), "--declarations",
+         str(GAMES / "drakkar_loss.declarations.json"), "--journal", str(path), "--quiet",
+         "--pace", "6"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while journal_events(path) < 1 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    wav.unlink()
+    out = cli("resume", str(path), "--quiet")
+    assert out.returncode == 2 and "no such file" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
