@@ -228,6 +228,10 @@ class SailorHost:
     start_t
         Where the match starts on the sample clock (after registration by
         voice); a resumed recording with no decision yet skips to it.
+    now
+        Live: the sample clock of the microphone right now. The host has
+        consumed audio only up to the end of the last answer, so lines are
+        stamped (and the voice's mute window placed) at the later of the two.
     """
 
     def __init__(self, settings: SailorSettings, announcer: Announcer, ears: Any,
@@ -236,7 +240,7 @@ class SailorHost:
                  screen: TextIO | None = None,
                  on_status: Callable[["SailorHost"], None] | None = None,
                  deliver: Callable[[list[sailor.RoleDealt], str], None] | None = None,
-                 start_t: float = 0.0):
+                 start_t: float = 0.0, now: Callable[[], float] | None = None):
         if not settings.players:
             raise UsageError("no players: give --players name:colour,... or register by voice.")
         self.settings = settings
@@ -253,6 +257,7 @@ class SailorHost:
         self._start_t = float(start_t)
         self._last_t = float(start_t)
         self.deliver = deliver
+        self._now = now
         self.resumed = bool(self._resume)
         if self._resume:
             announcer.silent = True
@@ -267,7 +272,10 @@ class SailorHost:
         return bool(self._resume)
 
     def say(self, text: str, kind: str = "info") -> None:
-        self.announcer.say(text, self.clock, kind)
+        t = self.clock
+        if self._now is not None and not self._resume:
+            t = max(t, self._now())
+        self.announcer.say(text, t, kind)
         self._status()
 
     def _status(self) -> None:

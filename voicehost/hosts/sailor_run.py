@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from voicehost.errors import RecordError
+from voicehost.errors import DeviceError, RecordError
 from voicehost.games import sailor
 from voicehost.hosts.announce import Announcer, default_voice
 from voicehost.hosts.sailor import (
@@ -27,7 +27,37 @@ from voicehost.hosts.sailor import (
 
 
 def make_announcer(quiet: bool, output_device: Any = None, mute: Any = None) -> Announcer:
-    return Announcer(voice=default_voice(quiet, output_device), quiet=quiet, mute=mute)
+    """The announcer, speaking through ``output_device`` (name or index) when one is given."""
+    voice = None
+    if output_device is not None and not quiet:
+        voice = _voice_on(output_device)
+    if voice is None:
+        voice = default_voice(quiet, None)
+    return Announcer(voice=voice, quiet=quiet, mute=mute)
+
+
+def _voice_on(device: Any) -> Any:
+    """The speech package's voice, playing on the chosen output device."""
+    try:
+        from voicehost.speech.voice import Voice
+    except ImportError:
+        return None
+    import sounddevice as sd
+
+    spec: Any = int(device) if isinstance(device, str) and device.isdigit() else device
+    try:
+        index = sd.query_devices(spec, "output")["index"]
+    except Exception as exc:
+        outputs = "; ".join(f"{i}: {d['name']}" for i, d in enumerate(sd.query_devices())
+                            if d["max_output_channels"] > 0)
+        raise DeviceError(f'no output device "{device}" ({exc}); output devices are: '
+                          f"{outputs or 'none'}.") from None
+
+    def play(samples, rate) -> None:
+        sd.play(samples, rate, device=index)
+        sd.wait()
+
+    return Voice(play=play)
 
 
 def settings_from_args(args) -> SailorSettings:
@@ -124,7 +154,7 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
             run = {"mode": "live", "input_device": getattr(args, "input_device", None)}
             journal = Journal.create(args.journal, "sailor", host_header(settings, run))
         host = SailorHost(settings, announcer, ears, journal, resume_events, skip_audio=False,
-                          on_status=view)
+                          on_status=view, now=mic.now)
         box.append(host)
         result = host.run()
     finally:
