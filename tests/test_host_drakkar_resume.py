@@ -97,3 +97,18 @@ def test_resuming_a_recording_whose_audio_is_gone_is_a_clear_error(tmp_path):
     out = cli("resume", str(path), "--quiet")
     assert out.returncode == 2 and "no such file" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_live_journal_resumes_live_and_needs_the_keyboard(tmp_path):
+    path = tmp_path / "done.jsonl"
+    out = cli("drakkar", "--input", str(GAMES / "drakkar_loss.wav"), "--declarations",
+              str(GAMES / "drakkar_loss.declarations.json"), "--journal", str(path), "--quiet")
+    assert out.returncode == 0, out.stderr
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["host"] = {"mode": "live", "seed": 0, "windows": "normal", "input_device": None}
+    live = tmp_path / "live.jsonl"
+    live.write_text("\n".join([json.dumps(header)] + lines[1:3]) + "\n")
+    out = cli("resume", str(live), "--quiet", stdin=subprocess.DEVNULL)
+    assert out.returncode == 2
+    assert "standard input is not a terminal" in out.stderr
