@@ -467,7 +467,9 @@ def test_before_the_sample_clock_runs_phones_cannot_sync_and_taps_are_refused():
             ws.send(json.dumps({"type": "ping", "id": 0, "t0": 1.0}))
             ws.send(json.dumps({"type": "play", "id": "early", "card": "kraken", "slot": 1,
                                 "t": 1.0}))
-            # The ping gets no answer; the tap is refused (the next message is its answer).
+            # The ping gets an answer with no host time; the tap is refused.
+            alive = json.loads(ws.recv(timeout=10))
+            assert alive == {"type": "pong", "id": 0, "t0": 1.0, "t1": None}
             refused = json.loads(ws.recv(timeout=10))
             assert refused["type"] == "refused" and refused["id"] == "early"
             assert "not listening yet" in refused["message"]

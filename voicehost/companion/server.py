@@ -179,7 +179,10 @@ def build_app(companion: Companion):
                     break  # the seat was freed while the page was open
                 if kind == "ping":
                     t1 = companion.clock()
-                    if t1 is not None:  # no answer while the host's clock is not running
+                    if t1 is None:  # the host's clock is not running: alive, but no sample
+                        await send({"type": "pong", "id": msg.get("id"), "t0": msg.get("t0"),
+                                    "t1": None})
+                    else:
                         await send(companion._pong(conn, msg, t1))
                 elif kind == "sample":
                     try:

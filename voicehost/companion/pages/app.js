@@ -171,7 +171,10 @@ function receive(msg) {
       setTimeout(flushPending, 1500);
       break;
     case "pong":
-      state.ws && state.ws.send(JSON.stringify({ type: "sample", t0: msg.t0, t1: msg.t1, t2: msg.t2, t3: now(), epoch: msg.epoch }));
+      state.lastPong = now();
+      if (msg.t1 !== null && state.ws) {
+        state.ws.send(JSON.stringify({ type: "sample", t0: msg.t0, t1: msg.t1, t2: msg.t2, t3: now(), epoch: msg.epoch }));
+      }
       break;
     case "clock": {
       const first = state.synced === null;
@@ -198,8 +201,19 @@ function receive(msg) {
 function startPings() {
   stopPings();
   state.pings = 0;
+  state.lastPong = now();
   const ping = () => {
     if (!state.ws || state.ws.readyState !== 1) return;
+    // A phone that slept may hold a dead connection that looks open: drop it and reconnect.
+    if (now() - state.lastPong > 7) {
+      const dead = state.ws;
+      state.ws = null;
+      dead.onclose = null;
+      dead.close();
+      $("connection").textContent = "Connection lost: reconnecting…";
+      connect();
+      return;
+    }
     state.ws.send(JSON.stringify({ type: "ping", id: state.pings, t0: now() }));
     state.pings += 1;
     // A quick burst to sync at once, then one every two seconds.
@@ -338,7 +352,9 @@ document.addEventListener("DOMContentLoaded", () => {
   setupReveal();
   setupSections();
   document.addEventListener("visibilitychange", () => {
-    if (!document.hidden && state.token && !state.ws) connect();
+    if (document.hidden || !state.token) return;
+    if (!state.ws) connect();
+    else if (state.ws.readyState === 1) startPings();  // check the connection at once
   });
   start().catch(() => say("The host cannot be reached. Check you are on the table's Wi-Fi."));
 });
