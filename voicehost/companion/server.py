@@ -141,11 +141,16 @@ def build_app(companion: Companion):
                 await websocket.send_text(json.dumps(message))
 
         def sink(message: dict) -> None:
-            loop.call_soon_threadsafe(outbox.put_nowait, message)
+            try:
+                loop.call_soon_threadsafe(outbox.put_nowait, message)
+            except RuntimeError:  # the server is stopping: the page reconnects to nothing
+                pass
 
         try:
             hello = json.loads(await asyncio.wait_for(websocket.receive_text(), 15))
-        except (asyncio.TimeoutError, json.JSONDecodeError, WebSocketDisconnect, KeyError):
+        except WebSocketDisconnect:
+            return
+        except (asyncio.TimeoutError, json.JSONDecodeError, KeyError):
             await websocket.close(code=4400)
             return
         token = hello.get("token") if isinstance(hello, dict) else None
@@ -157,12 +162,15 @@ def build_app(companion: Companion):
             return
 
         async def pump() -> None:
-            while True:
-                message = await outbox.get()
-                await send(message)
-                if message.get("type") == "released":
-                    await websocket.close(code=4403)
-                    return
+            try:
+                while True:
+                    message = await outbox.get()
+                    await send(message)
+                    if message.get("type") == "released":
+                        await websocket.close(code=4403)
+                        return
+            except (WebSocketDisconnect, RuntimeError, OSError):
+                return  # the page went away; the receive loop ends the connection
 
         pumping = asyncio.create_task(pump())
         try:
@@ -170,7 +178,7 @@ def build_app(companion: Companion):
             while True:
                 try:
                     msg = json.loads(await websocket.receive_text())
-                except json.JSONDecodeError:
+                except (json.JSONDecodeError, KeyError):  # not JSON text: ignored
                     continue
                 if not isinstance(msg, dict):
                     continue
@@ -194,7 +202,7 @@ def build_app(companion: Companion):
                         await send(answer)
                 elif kind == "play":
                     await send(companion._declare(conn, msg))
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
             pumping.cancel()
