@@ -199,3 +199,23 @@ def test_no_song_in_silence_or_noise():
     result = analyze(x, tums=3)
     assert result.tracker.bars == []
     assert events_of(result, LastTum) == []
+
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
+
+
+def test_people_talking_is_not_a_song():
+    """Real recorded speech (spoken digits, one after another) never locks as a chant."""
+    files = sorted((REAL / "fsdd").glob("*.wav"))
+    assert len(files) >= 60, f"the real recordings are missing: {REAL}"
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        parts = []
+        for i in rng.choice(len(files), 60, replace=False):
+            parts.append(read_audio(files[i]))
+            parts.append(np.zeros(int(rng.uniform(0.0, 0.25) * 16000), dtype=np.float32))
+        result = analyze(np.concatenate(parts), tums=3)
+        assert len(result.onsets) > 50  # plenty of syllables were heard ...
+        assert result.tracker.bars == []  # ... but no song
+        assert not any(isinstance(e, (BarStart, LastTum, WrongSong, SongStopped))
+                       for e in result.events)

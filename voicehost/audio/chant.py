@@ -149,6 +149,7 @@ class ChantTracker:
         self.period_gain = period_gain
         self.tempo_change = tempo_change
         self.stop_beats = stop_beats
+        self.confirm_beats = 4  # beats in time after a lock before its events go out
         self.half_ratio = 0.35  # a "kar" is at least this share of a typical beat's strength
         self._pending_song: tuple[int, bool] | None = None
         self.bars: list[Bar] = []
@@ -178,11 +179,57 @@ class ChantTracker:
         """Feed the onsets decided since the last call; ``now_t`` is the sample clock now."""
         out: list[Event] = []
         for o in sorted(onsets, key=lambda o: o.t):
-            self._advance(o.t, out)
-            self._onset(o, out)
-        self._advance(now_t, out)
+            was = self._confirmed
+            step: list[Event] = []
+            self._advance(o.t, step)
+            self._onset(o, step)
+            out += self._gate(step, was)
+        was = self._confirmed
+        step = []
+        self._advance(now_t, step)
+        out += self._gate(step, was)
         self.events.extend(out)
         return out
+
+    def _gate(self, step: list[Event], was_confirmed: bool) -> list[Event]:
+        """Hold a new lock's events until the rhythm is confirmed.
+
+        Chatter is full of syllables, and at five a second some of them fall
+        on any grid one cares to draw. A chant is different: its beats keep
+        time closely and little is heard between them. So after a lock the
+        events wait until ``confirm_beats`` beats came within 12 % of a period
+        of their prediction and a second "Drak-kar" came where the song has
+        it, with at most one stray onset; three stray onsets first, or a
+        stop, and the lock is dropped as if it never happened.
+        """
+        if was_confirmed:
+            return step
+        if self._period is None:  # never locked, or a provisional lock was dropped
+            return []
+        if self._offgrid >= 3:
+            self._reject()
+            return []
+        self._held += step
+        if self._tight >= self.confirm_beats and self._offgrid <= 1 and self._bar_seen():
+            self._confirmed = True
+            released, self._held = self._held, []
+            return released
+        return []
+
+    def _bar_seen(self) -> bool:
+        """Two "Drak-kar"s one bar of the expected song apart, or one same bar twice."""
+        d = self._doubles
+        gaps = [b - a for a, b in zip(d, d[1:])]
+        if gaps and gaps[-1] == self._lock_tums + 1:
+            return True
+        return len(gaps) >= 2 and gaps[-1] == gaps[-2] and 2 <= gaps[-1] <= MAX_TUMS + 1
+
+    def _reject(self) -> None:
+        n_bars, n_count, added = self._lock_state
+        del self.bars[n_bars:]
+        self._bar_count = n_count
+        self.on_grid -= added
+        self._unlock()
 
     def finish(self, end_t: float) -> list[Event]:
         """End of the recording: close what can be closed."""
@@ -206,6 +253,14 @@ class ChantTracker:
         self._bar: Bar | None = None
         self._bar_number = -1
         self._prev_double: _Slot | None = None
+        self._confirmed = False
+        self._held: list[Event] = []
+        self._tight = 0  # beats since the lock that came close to their prediction
+        self._offgrid = 0  # onsets since the lock that fit no beat and no half beat
+        self._doubles: list[int] = []  # slot numbers of the "Drak-kar"s since the lock
+        self._slot_no = 0
+        self._lock_tums = self.tums if hasattr(self, "tums") else 3
+        self._lock_state: tuple[int, int, set[float]] | None = None
 
     def _apply_song(self) -> None:
         if self._pending_song is not None:
@@ -219,6 +274,11 @@ class ChantTracker:
         return max(0.05, 0.15 * period)
 
     # -- onsets ------------------------------------------------------------------
+    def _grid_add(self, t: float) -> None:
+        self.on_grid.add(t)
+        if not self._confirmed and self._lock_state is not None:
+            self._lock_state[2].add(t)
+
     def _onset(self, o: Onset, out: list[Event]) -> None:
         if self._period is None:
             self._acquire(o, out)
@@ -231,14 +291,16 @@ class ChantTracker:
                     and self._half_window(o.t - s.t, s.period)
                     and o.strength >= self.half_ratio * typical):
                 s.half = o
-                self.on_grid.add(o.t)
+                self._grid_add(o.t)
                 self._last_heard = o.t
                 return
         slot = self._slot
         assert slot is not None
-        self._last_heard = max(self._last_heard, o.t)  # the table is still singing
         tol = self._tol(self._period)
-        if abs(o.t - slot.b) <= tol:
+        if abs(o.t - slot.b) > tol:
+            if o.kind != SLAP:
+                self._offgrid += 1
+        else:
             cur = slot.onset
             if cur is None or self._score(o, slot) > self._score(cur, slot):
                 # The best onset of the window (loud and near the predicted
@@ -247,7 +309,7 @@ class ChantTracker:
                 if cur is not None:
                     self.on_grid.discard(cur.t)
                 slot.onset = o
-                self.on_grid.add(o.t)
+                self._grid_add(o.t)
                 self._last_heard = o.t
 
     def _score(self, o: Onset, slot: _Slot) -> float:
@@ -318,7 +380,9 @@ class ChantTracker:
               out: list[Event]) -> None:
         self._period = period
         self._ref_period = period
+        self._lock_state = (len(self.bars), self._bar_count, set())
         self._apply_song()
+        self._lock_tums = self.tums  # the song expected, before anything heard changes it
         self._pos = 0 if not self.reversed else self.tums
         seq = list(beats[dbl:])
         if self.reversed:
@@ -338,10 +402,10 @@ class ChantTracker:
                 self._pos = 0
         for bo in seq:
             slot = _Slot(b=bo.t, period=period, onset=bo, pos=self._pos)
-            self.on_grid.add(bo.t)
+            self._grid_add(bo.t)
             if bo is beats[dbl]:
                 slot.half = half
-                self.on_grid.add(half.t)
+                self._grid_add(half.t)
             self._last_heard = bo.t
             if bo is not beats[-1]:
                 self._closing.append(slot)
@@ -370,6 +434,8 @@ class ChantTracker:
                         self._emit_last_tum(slot, out)
                     self._strengths.append(slot.onset.strength)
                     e = slot.onset.t - slot.b
+                    if abs(e) <= 0.12 * self._period:
+                        self._tight += 1
                     b = slot.b + self.phase_gain * e
                     self._period = _clamp_period(self._period + self.period_gain * e)
                 else:
@@ -426,6 +492,9 @@ class ChantTracker:
         self._closing = []
         self._deferred = []
         self._close_bar(final=True)
+        if not self._confirmed:
+            self._reject()  # never a song: no stop to report either
+            return
         first = self._first_missed if self._first_missed is not None else slot.b
         out.append(SongStopped(round(first, 4)))
         self._unlock()
@@ -434,6 +503,9 @@ class ChantTracker:
     def _classify(self, s: _Slot, out: list[Event], stopping: bool = False) -> None:
         double = s.onset is not None and s.half is not None
         expected_double = 0 if not self.reversed else self.tums
+        self._slot_no += 1
+        if double:
+            self._doubles.append(self._slot_no)
         if double and s.pos != expected_double:
             if self._wrong(s, out):
                 return

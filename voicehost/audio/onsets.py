@@ -90,6 +90,7 @@ class OnsetParams:
     confirm: float = 1.0  # mean flux over the onset frame and look-ahead, times the low threshold
     rearm_ratio: float = 0.5  # flux must fall below this times threshold to re-arm
     min_ioi: float = 0.10  # s: one syllable of a group is one onset
+    min_gap: float = 0.08  # s: least time between two onsets' stamps
     reattack_ioi: float = 0.03  # s: ... unless the flux fell silent and a stronger attack came
     reattack_ratio: float = 0.0  # times the previous onset's peak flux (0: off; 0.5 suits solo instruments)
     valley_frames: int = 10  # frames searched back for the start of a rise
@@ -180,6 +181,7 @@ class OnsetDetector:
         self._sub_mins: deque[np.ndarray] = deque()
         self._onset_peak = 0.0
         self._last_start_frame = -1000
+        self._last_stamp = -1e9
         self._slap_cand: tuple[Onset, int, float | None] | None = None
         self._cflux: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._clow: deque[float] = deque(maxlen=p.valley_frames + 4)
@@ -421,12 +423,18 @@ class OnsetDetector:
         start_frame = c - (c_idx - start)
         valley_frame = start_frame - 2
         t = self._refine(start_frame, valley_frame)
+        prev_stamp = self._last_stamp
         self._last_start_frame = start_frame
         self._armed = False
         self._quiet = 0
         self._rise_max = max(window)
         self._onset_peak = max(self._onset_peak, self._rise_max)
         self._last_onset = max(t, self._frame_time(start_frame))
+        if t - prev_stamp < p.min_gap:
+            # A later singer of the same syllable, come in after the first
+            # one's rise had calmed: the syllable already has its onset.
+            return None
+        self._last_stamp = t
         kind = VOICE  # slap or voice is settled in _step
         detected = (i + 1) * self.hop / self.rate
         if self.mute is not None and self.mute.covers(t):
