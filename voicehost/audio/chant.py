@@ -23,9 +23,15 @@ notice silence, and returns events as soon as they can be known:
   (:class:`WrongSong`, with the number of Tums heard); no onset where one
   was due for 1.5 beats means the song stopped (:class:`SongStopped`).
 
-Acquisition needs four onsets on the pattern of the song around a "Drak-kar"
-(half, half, whole beat, or whole, half, half), so the tracker locks during
-the first warm-up bar.
+Acquisition needs three beats a period apart with an onset on the half beat
+of one of them ("Drak, kar, Tum, Tum" or "Tum, Drak, kar, Tum"), so the
+tracker locks during the first warm-up bar. The lock is provisional until
+the rhythm is confirmed (four beats within 12 % of a period of their
+prediction, a second "Drak-kar" one bar later, at most one stray onset):
+people talking are full of syllables and some always fit a grid, but they
+do not keep time and repeat a bar. Events of a provisional lock are held
+back and released at once on confirmation (the table sings two warm-up
+bars, so nothing is lost); a lock that is not confirmed leaves no trace.
 """
 
 from __future__ import annotations
