@@ -3,32 +3,41 @@
 Why not librosa or aubio: librosa's ``onset_detect`` is offline (it normalises
 over the whole file and picks peaks with a centred window) and fires once per
 singer on a group chant; aubio's online detector commits 25 to 40 ms late and
-collapses in noise. The host needs, within two frames of the sound, one onset
-per sung syllable stamped at the earliest singer's start, in a noisy room.
+collapses in noise. The host needs one onset per sung syllable, stamped at
+the earliest singer's first sound, in a noisy room, from audio already heard.
 
 How:
 
 1. Log-mel band energies (40 bands, 80 Hz to 7.6 kHz, 32 ms Hann window, 10 ms
    hop), each frame computed only from samples already heard.
-2. Per band, a noise floor that follows the band's minimum (it drops at once
-   and rises slowly, about 4 dB/s), so steady noise of any colour or level
-   maps to zero: the feature is "bels above the noise floor", which makes
-   the thresholds below absolute and level independent.
-3. Spectral flux with a lag of two frames (a voiced syllable ramps up over
-   tens of ms) and only the rise counted.
-4. An adaptive threshold (a multiple of the running median of recent flux,
-   never below an absolute floor) and a hysteresis: the detector fires on the
-   rising edge, then stays disarmed until the flux has fallen back and a
-   minimum interval has passed. Several singers up to ~50 ms apart therefore
-   make one onset, and the decision comes within ``lookahead`` frames.
-5. The onset is stamped where the rise started: back-tracking over the frames
-   whose flux was already rising, then refined to the millisecond on a 1 ms
-   energy envelope of the raw signal (first point clearly above the recent
-   background).
-6. Slap or voice: a slapped card raises every band at once, down to the
-   lowest (its thump) and up to the highest; a sung syllable's consonant is
-   narrow and its vowel comes later. The fraction of bands that jumped within
-   the onset's frames separates them.
+2. Per band, a noise floor by minimum statistics (the lowest smoothed level
+   of the last 1.5 s), so steady noise of any colour or level maps to zero:
+   the feature is "bels above the noise floor", which makes the thresholds
+   below absolute and level independent.
+3. Two onset functions from the rise over two frames, each band's rise
+   counted only beyond that band's own typical fluctuation: the *net flux*
+   (rises minus half the falls, so a change of vowel or pitch cancels) that
+   decides onsets, and the *consonant flux* (rises of the bands above
+   1.8 kHz only) that finds where a stop consonant's burst began while the
+   previous vowel was still dying.
+4. Two thresholds: a low one (twice the running median of the flux: the
+   noise) and a high one (a share of recent onsets' strength, capped at six
+   times the low one). An onset is decided when the net flux crosses the
+   high threshold, one frame of look-ahead confirming it is not a one-frame
+   blip; then the detector stays disarmed until the flux has calmed and
+   100 ms have passed, so several singers up to ~50 ms apart make one onset.
+5. The onset is stamped where the rise began: back over the frames whose
+   flux was above the noise, then over a consonant's closure (up to 50 ms)
+   to its burst, then refined to the millisecond on a 1 ms-hop, 4 ms-window
+   spectrogram weighted by the bands that rose above their noise (white
+   noise in the upper bands must not hide a voiced rise, nor the reverse):
+   the first millisecond that stays 4 dB above the quietest of the 10 ms
+   before it.
+6. Slap or voice: a slapped card raises all the upper bands at once (a flat,
+   broadband jump) and dies within tens of ms; a sung consonant raises a few
+   upper bands and runs into its vowel. An onset whose spectrum might be a
+   slap waits a few frames (three after its whole jump is seen) for the
+   decay to decide; every other onset goes out at once as a voice.
 
 Everything is held in the object (madmom's online style): feeding the same
 audio in blocks of any size gives exactly the same onsets as feeding it whole.
