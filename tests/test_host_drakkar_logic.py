@@ -226,3 +226,21 @@ def test_inhospitable_island_discards_are_journalled_before_the_next_play(tmp_pa
     replayed = drakkar.replay(journal_to_record(header, events))
     assert drakkar.state_to_dict(replayed.state) == drakkar.state_to_dict(host.state)
     assert not host.state.pending_discards
+
+
+def test_players_by_voice_the_table_says_how_many():
+    """Registration through the real endpointer and recogniser on a recorded answer."""
+    from voicehost.audio.sources import FileSource
+    from voicehost.hosts.drakkar_register import register_by_voice
+    from voicehost.speech.recognizer import open_recognizer
+
+    wav = GAMES / "drakkar_register.wav"
+    said: list[tuple[str, float]] = []
+    players, rest = register_by_voice(FileSource(wav).blocks(),
+                                      lambda text, t: said.append((text, t)),
+                                      open_recognizer("pocketsphinx"))
+    assert players == ["Player 1", "Player 2", "Player 3"]
+    assert [text for text, _ in said][:2] == ["How many players? Two to four.",
+                                             "Three players. Right?"]
+    after = next(rest)
+    assert after.t >= 3.5  # the game's blocks go on after the answers, on the same clock

@@ -271,11 +271,33 @@ def render_game(game: Game) -> tuple[np.ndarray, dict, dict]:
     return mix.astype(np.float32), sidecar, truth
 
 
+def render_register() -> tuple[np.ndarray, dict]:
+    """A table answering the registration questions: "three", then "yes"."""
+    from make_fixtures import _espeak
+
+    rng = np.random.default_rng(31)
+    n = 8 * RATE
+    x = pink(n, rng)
+    x *= 0.003 / np.sqrt(np.mean(x ** 2))
+    answers = [("three", 1.0, "en-us"), ("yes", 3.5, "en+m3")]
+    for word, at, voice in answers:
+        w = _espeak(word, voice, 150, 50) * 0.3
+        i = int(at * RATE)
+        x[i: i + len(w)] += w
+    truth = {"name": "drakkar_register", "answers": [{"word": w, "t": t} for w, t, _ in answers],
+             "players": 3}
+    return x.astype(np.float32), truth
+
+
 def main(argv: list[str] | None = None) -> int:
     import soundfile as sf
 
     names = argv if argv is not None else sys.argv[1:]
     OUT.mkdir(parents=True, exist_ok=True)
+    if not names or "register" in names:
+        audio, truth = render_register()
+        sf.write(str(OUT / "drakkar_register.wav"), audio, RATE, subtype="PCM_16")
+        (OUT / "drakkar_register.truth.json").write_text(json.dumps(truth, indent=1) + "\n")
     for game in GAMES:
         if names and game.name not in names:
             continue

@@ -16,6 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the recording's declarations sidecar (who played what, when)")
     parser.add_argument("--players", metavar="NAMES",
                         help="comma-separated player names, first player first (ann,bo,cy); "
+                             "live without it, the host asks how many play (by voice); "
                              "not needed when the declarations give the setup")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed for the digital deck's shuffle (default 0)")

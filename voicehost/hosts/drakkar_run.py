@@ -222,15 +222,13 @@ class Keyboard:
                 return
 
 
-def run_live(host: DrakkarHost, mic, view=None) -> DrakkarResult:
+def run_live(host: DrakkarHost, mic, view=None, blocks=None) -> DrakkarResult:
     """The live loop: microphone blocks in, key presses stamped on the sample clock."""
-    from voicehost.hosts.settings import calibration_latency  # noqa: F401  (documented)
-
     parser = KeyParser()
     host.say(key_help() + " Q quits.", host.clock, "hint")
     with Keyboard() as keyboard:
         try:
-            for block in mic.blocks():
+            for block in (blocks if blocks is not None else mic.blocks()):
                 for key in keyboard.pending():
                     if key in ("q", "Q"):
                         host.say("The host stops here; resume with voicehost resume.",
@@ -272,6 +270,14 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
                                           lambda: holder["host"].clock if holder else 0.0)
         announcer.speak = lambda line: not (
             line.kind == "play" and holder and holder["host"].phase()[0] == "game")
+    blocks = None
+    if state is None and players is None:
+        from voicehost.hosts.drakkar_register import register_by_voice
+        from voicehost.speech.recognizer import open_recognizer
+
+        players, blocks = register_by_voice(
+            mic.blocks(), lambda text, t: announcer.say(text, t, "setup"),
+            open_recognizer("auto"), mute)
     if state is None:
         state = state_for(None, players, args.seed, args.variant)
     if journal is None and args.journal is not None:
@@ -289,7 +295,7 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
             host.say(f"Resuming the voyage: {len(s.islands_found)} of 3 islands found. "
                      f"Warm up twice: {song_words(s.song.tums, s.song.reversed)}. "
                      f"{s.turn.capitalize()} plays next.", 0.0, "resume")
-        result = run_live(host, mic, view)
+        result = run_live(host, mic, view, blocks)
     finally:
         if view is not None:
             view.stop()
