@@ -244,3 +244,14 @@ def test_players_by_voice_the_table_says_how_many():
                                              "Three players. Right?"]
     after = next(rest)
     assert after.t >= 3.5  # the game's blocks go on after the answers, on the same clock
+
+
+def test_the_first_player_is_chosen_by_name_or_at_random_with_the_seed():
+    from voicehost.hosts.drakkar_run import UsageError, first_player
+
+    assert first_player(["ann", "bo", "cy"], "bo", 0) == ["bo", "cy", "ann"]
+    assert first_player(["ann", "bo", "cy"], None, 0) == ["ann", "bo", "cy"]
+    assert first_player(["ann", "bo", "cy"], "random", 5) == first_player(
+        ["ann", "bo", "cy"], "random", 5)
+    with pytest.raises(UsageError):
+        first_player(["ann", "bo"], "zed", 0)

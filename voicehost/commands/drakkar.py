@@ -18,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated player names, first player first (ann,bo,cy); "
                              "live without it, the host asks how many play (by voice); "
                              "not needed when the declarations give the setup")
+    parser.add_argument("--first", metavar="NAME|random",
+                        help="who starts (default: the first of --players); turns go on "
+                             "in the order given")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed for the digital deck's shuffle (default 0)")
     parser.add_argument("--variant", default=None, metavar="percussionist:red|yellow",

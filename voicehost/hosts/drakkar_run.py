@@ -83,6 +83,22 @@ def _players(text: str | None) -> list[str] | None:
     return names
 
 
+def first_player(players: list[str], first: str | None, seed: int) -> list[str]:
+    """The players in turn order from the one who starts (a name, or "random")."""
+    if not first:
+        return players
+    if first == "random":
+        import random
+
+        start = random.Random(seed).randrange(len(players))
+    elif first in players:
+        start = players.index(first)
+    else:
+        raise UsageError(f"--first {first!r} is not among the players ({', '.join(players)}); "
+                         "give a name or random.")
+    return players[start:] + players[:start]
+
+
 def make_announcer(quiet: bool, output_device: Any = None, mute=None) -> Announcer:
     voice = default_voice(quiet, output_device, mute)
     return Announcer(voice=voice, quiet=quiet, mute=mute)
@@ -139,6 +155,8 @@ def _report(result: DrakkarResult, as_json: bool) -> int:
 
 def host_from_args(args) -> int:
     players = _players(args.players)
+    if players is not None:
+        players = first_player(players, getattr(args, "first", None), args.seed)
     if args.declarations is not None and args.input is None:
         raise UsageError("--declarations goes with --input WAV (a recording).")
     if args.input is not None:
