@@ -54,7 +54,7 @@ ACCUSE_SECONDS = 2.0
 BACKEND = "pocketsphinx"
 #: Silence before each answer, after the host starts listening (s).
 LEAD = 0.25
-NOISE_STD = 0.0012
+NOISE_STD = 0.0004
 #: The host's wait for an answer (SailorSettings.listen_seconds).
 LISTEN = 4.0
 #: Later placements an answer must also be heard right at (s).

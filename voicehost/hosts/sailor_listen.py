@@ -1,43 +1,32 @@
 """The host's ears for Sunken Sailor: one utterance per question, on the sample clock.
 
-The speech package's listener had not landed when this host was written, so
-the host carries the small part it needs: a :class:`Tape` that reads one
-block source (file or microphone) sample by sample, and an energy endpointer
-that cuts the next utterance out of it for the real recogniser. Everything
-is measured in samples of the source, so a recording and a live table make
-the same decisions, and a turn time-out or the accusation timer is a number
-of samples consumed, never wall time.
+A :class:`Tape` reads one block source (file or microphone) forward, sample
+by sample, and keeps the sample clock exact; :class:`Ears` feeds it, one
+20 ms frame at a time, to the speech package's
+:class:`~voicehost.speech.listener.Endpointer` and gives each utterance to
+the real recogniser. Feeding frame by frame means an utterance is decided
+exactly at the tape's position, so the next question starts listening at
+the very next sample: nothing is skipped between questions, and a turn
+time-out or the accusation timer is a number of samples consumed, never
+wall time. (The speech package's ``Listener`` reads whole blocks and drops
+the rest of the block an answer ends in; questions asked back to back need
+that rest, and a journal needs positions that do not depend on block size.)
 
-Each :meth:`Ears.listen` starts afresh at the tape's position (no state is
-carried from one question to the next), so a game resumed at a journalled
-position hears exactly what the uninterrupted game heard from there on.
+Each :meth:`Ears.hear` starts a fresh endpointer at the tape's position, and
+the recogniser's front end is reset before each utterance, so a game
+resumed at a journalled position hears exactly what the uninterrupted game
+heard from there on.
 """
 
 from __future__ import annotations
 
-import math
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-#: Analysis frame: 20 ms at 16 kHz.
+#: Frames fed to the endpointer: its own hop (20 ms at 16 kHz).
 FRAME = 320
-#: Speech must stand this far (dB) above the noise floor ...
-OVER_FLOOR_DB = 12.0
-#: ... and above this absolute level (dBFS).
-MIN_SPEECH_DB = -52.0
-#: Frames of speech in a row that open an utterance (60 ms).
-START_FRAMES = 3
-#: Silence that closes an utterance (s).
-HANGOVER = 0.4
-#: Audio kept before the utterance opened and given to the recogniser (s).
-PRE_ROLL = 0.3
-#: An utterance is cut here even if the speaker goes on (s).
-MAX_UTTERANCE = 6.0
-#: Shorter bursts (s of speech) are knocks and clicks, not answers.
-MIN_SPEECH = 0.12
 
 
 @dataclass
@@ -110,22 +99,6 @@ class Tape:
                 break
 
 
-@dataclass(frozen=True)
-class Utterance:
-    """One endpointed stretch of speech: samples (with pre-roll), and when (s)."""
-
-    samples: np.ndarray
-    start: float
-    end: float
-
-
-def frame_db(frame: np.ndarray) -> float:
-    if len(frame) == 0:
-        return -120.0
-    power = float(np.mean(np.square(frame, dtype=np.float64)))
-    return 10.0 * math.log10(power + 1e-12)
-
-
 class Ears:
     """Endpointing on a :class:`Tape`, then the real recogniser on each utterance.
 
@@ -137,11 +110,11 @@ class Ears:
         A :class:`voicehost.speech.recognizer.Recognizer` (PocketSphinx or Vosk).
     mute
         Optional :class:`~voicehost.audio.mute.MuteWindows`: while the host's
-        own voice plays, frames count as silence (half duplex).
+        own voice plays, frames are not heard (half duplex).
     """
 
     def __init__(self, tape: Tape, recognizer: Any, mute: Any = None):
-        self.tape = tape
+        self.tape: Tape = tape
         self.recognizer = recognizer
         self.mute = mute
         self._prepared: dict[Any, Any] = {}
@@ -159,74 +132,32 @@ class Ears:
         """Let the table talk until ``t`` (the accusation timer): audio is consumed, unheard."""
         self.tape.skip_to(t)
 
-    def utterance(self, until: float | None) -> Utterance | None:
+    def utterance(self, until: float | None) -> Any | None:
         """The next utterance that starts before ``until`` (s), or None (time out, end of audio).
 
-        Bursts too short to be a word (a knock, a click) are skipped.
+        An utterance is the speech package's
+        :class:`~voicehost.speech.listener.Utterance`; bursts too short to be a
+        word (a knock, a click) are skipped by the endpointer.
         """
-        while True:
-            said = self._next(until)
-            if said is not True:
-                return said
+        from voicehost.audio.blocks import Block
+        from voicehost.speech.listener import Endpointer
 
-    def _next(self, until: float | None) -> Utterance | None | bool:
         rate = self.tape.rate
-        pre: deque[np.ndarray] = deque(maxlen=max(1, int(PRE_ROLL * rate / FRAME)))
-        floor: float | None = None
-        run = 0
-        started: int | None = None
-        voiced = 0
-        quiet = 0
-        frames: list[np.ndarray] = []
-        hang = int(HANGOVER * rate / FRAME)
-        longest = int(MAX_UTTERANCE * rate / FRAME)
+        endpointer = Endpointer(rate=rate)
+        hop = endpointer.hop
         while True:
             at = self.tape.position
-            if started is None and until is not None and at >= until * rate:
+            if until is not None and at >= until * rate and not _in_speech(endpointer):
                 return None
-            frame = self.tape.read(FRAME)
+            frame = self.tape.read(hop)
             if frame is None:
-                break
+                return endpointer.finish()
             t = at / rate
-            muted = self.mute is not None and self.mute.overlaps(t, t + len(frame) / rate)
-            db = -120.0 if muted else frame_db(frame)
-            if floor is None:
-                floor = min(db, MIN_SPEECH_DB - 2.0)
-            speech = db > max(floor + OVER_FLOOR_DB, MIN_SPEECH_DB)
-            if not speech:
-                floor = db if db < floor else floor + 0.02 * (db - floor)
-            if started is None:
-                if speech and not muted:
-                    run += 1
-                    frames.append(frame)
-                    if run >= START_FRAMES:
-                        started = at - (run - 1) * FRAME
-                        voiced = run
-                        quiet = 0
-                        frames = list(pre) + frames
-                        pre_len = sum(len(f) for f in pre)
-                        start_sample = started - pre_len
-                else:
-                    for f in frames:
-                        pre.append(f)
-                    frames = []
-                    run = 0
-                    pre.append(frame)
-                continue
-            frames.append(frame)
-            if speech:
-                voiced += 1
-                quiet = 0
-            else:
-                quiet += 1
-            if quiet >= hang or len(frames) >= longest:
-                break
-        if started is None:
-            return None
-        if voiced * FRAME / rate < MIN_SPEECH:
-            return True  # a click: go on listening from here
-        samples = np.concatenate(frames).astype(np.float32)
-        return Utterance(samples, max(0, start_sample) / rate, self.tape.position / rate)
+            if self.mute is not None and self.mute.overlaps(t, t + len(frame) / rate):
+                continue  # the host's own voice: never fed (the endpointer restarts after it)
+            said = endpointer.feed(Block(at, frame, rate))
+            if said is not None:
+                return said
 
     def prepare(self, question: Any) -> Any:
         key = (question.name, question.choices, tuple(sorted(
@@ -247,11 +178,16 @@ class Ears:
         prepared = self.prepare(question)
         fresh_start(self.recognizer)
         answer = self.recognizer.recognize(said.samples, prepared)
-        self.heard.append({"t": round(said.start, 3), "end": round(said.end, 3),
+        self.heard.append({"t": round(said.start, 3), "end": round(said.decided, 3),
                            "question": label or question.name, "heard": answer.heard,
                            "choice": answer.choice,
                            "confidence": round(float(answer.confidence), 3)})
         return answer
+
+
+def _in_speech(endpointer: Any) -> bool:
+    """Whether an utterance is under way (the endpointer has no public flag for it)."""
+    return getattr(endpointer, "_speech_start", None) is not None
 
 
 def fresh_start(recognizer: Any) -> None:
