@@ -655,7 +655,9 @@ def run_recording(wav: str | Path, settings: SailorSettings, announcer: Announce
                   journal: Any = None, journal_path: str | Path | None = None,
                   resume_events: Sequence[dict] | None = None, pace: float | None = None,
                   keys: TextIO | None = None, screen: TextIO | None = None,
-                  on_status: Callable[[SailorHost], None] | None = None) -> SailorResult:
+                  on_status: Callable[[SailorHost], None] | None = None,
+                  deliver: Callable[[list[sailor.RoleDealt], str], None] | None = None
+                  ) -> SailorResult:
     """Host a whole match from a recording of the table's answers.
 
     The recording goes through the same pipeline as live play (file source,
@@ -663,6 +665,9 @@ def run_recording(wav: str | Path, settings: SailorSettings, announcer: Announce
     whose header lets ``voicehost resume`` continue; ``journal`` with
     ``resume_events`` continues one. ``pace`` plays the recording at that
     many times real time (presentation only; decisions use the sample clock).
+    Private cards are shown by pass-and-peek on ``keys``/``screen`` (default
+    the terminal), or handed to ``deliver(roles, word)``. Registers the
+    players by voice first when ``settings.players`` is empty.
     """
     import time
 
@@ -698,7 +703,8 @@ def run_recording(wav: str | Path, settings: SailorSettings, announcer: Announce
         journal = Journal.create(journal_path, "sailor", host_header(settings, run))
         created = True
     host = SailorHost(settings, announcer, ears, journal, resume_events, skip_audio=True,
-                      keys=keys, screen=screen, on_status=on_status, start_t=start_t)
+                      keys=keys, screen=screen, on_status=on_status, start_t=start_t,
+                      deliver=deliver)
     host_box.append(host)
     if resume_events:
         wall0 = time.monotonic() - float(resume_events[-1].get("t", 0.0)) / pace if pace else wall0

@@ -60,6 +60,37 @@ def _voice_on(device: Any) -> Any:
     return Voice(play=play)
 
 
+#: The bundled match recordings, in ``audio_fixtures/games``: a whole printed-cards match
+#: (three rounds, about 57 s of answers) and a one-round private-cards match (16 s).
+RECORDED = ("sailor_match", "sailor_private")
+
+
+def host_recorded_matches(folder: Path, quiet: bool = True, output_device: Any = None,
+                          header=print, names: tuple[str, ...] = ("sailor_match",)
+                          ) -> list[tuple[str, SailorResult]]:
+    """Host bundled Sunken Sailor recordings through the live pipeline (for ``demo``).
+
+    ``header(text)`` is called before each match. Each recording is hosted
+    with the settings in its truth file (players, target, seed, time limits,
+    backend), so the outcome is the one the truth states. A private-cards
+    recording has nobody at the screen: the host only says the cards are dealt.
+    """
+    from voicehost.hosts.sailor import recorded_match
+
+    results = []
+    for name in names:
+        wav, settings, _ = recorded_match(Path(folder) / f"{name}.truth.json")
+        header(f"== {name.replace('_', ' ')} ==")
+        announcer = make_announcer(quiet, output_device)
+
+        def deliver(roles, word, announcer=announcer) -> None:
+            t = announcer.lines[-1].t if announcer.lines else 0.0
+            announcer.say("Each player now reads their card in private.", t, "deal")
+
+        results.append((name, run_recording(wav, settings, announcer, deliver=deliver)))
+    return results
+
+
 def settings_from_args(args) -> SailorSettings:
     players = parse_players(args.players) if args.players else None
     return SailorSettings(players=players, target=args.target, cards=args.cards, seed=args.seed,
