@@ -300,7 +300,7 @@ class SailorHost:
                 self._end_replay()
             return event
         event = {"type": kind, **make()}
-        event.setdefault("t", round(self.ears.clock, 3))
+        event.setdefault("t", self.ears.clock)  # exact: a resumed recording goes on from this sample
         if self.journal is not None:
             self.journal.append(event)
         return event
