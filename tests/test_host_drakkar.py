@@ -42,6 +42,13 @@ def win(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def whirlpool():
+    wav, side, truth = paths("whirlpool")
+    announcer = Announcer(quiet=True, silent=True)
+    return run_recording(wav, side, announcer), truth
+
+
+@pytest.fixture(scope="module")
 def loss(tmp_path_factory):
     wav, side, truth = paths("loss")
     announcer = Announcer(quiet=True, stream=open("/dev/null", "w"))
@@ -155,3 +162,17 @@ def test_a_wrong_song_is_said_once_not_every_bar():
     wrong = [line for line in result.lines if line.startswith("You are singing two Tums")]
     assert result.heard["wrong_song"] >= 2 and len(wrong) == 1
     assert wrong[0].endswith("the ship has no danger, sing Drakkar Tum Tum Tum.")
+
+
+def test_whirlpool_island_reverses_the_song_and_plays_fall_on_drak(whirlpool):
+    result, truth = whirlpool
+    expected = drakkar.replay(truth["record"]).state
+    assert result.result == "playing"
+    assert drakkar.state_to_dict(result.state) == drakkar.state_to_dict(expected)
+    assert [p.timing for p in result.plays] == ["on_beat"] * 7
+    lines = result.lines
+    assert any(line.startswith("Lookout! Land ho! The first island is Whirlpool Island")
+               for line in lines)
+    assert "Ship cleared. Warm up twice: Tum Tum Tum Drakkar. Ann first." in lines
+    assert "Whirlpool! Ann plays again." in lines
+    assert "Goblin! Now Tum Tum Drakkar." in lines

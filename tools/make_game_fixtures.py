@@ -102,6 +102,18 @@ GAMES = [
         Play("bo", "rower:red", 3, 0.01),
         Play("ann", "lookout", 3, 0.0),
     ]),
+    # Whirlpool Island reverses the song ("Tum Tum Tum Drakkar": the play falls
+    # on "Drak"); then a whirlpool card (two players: the same one plays again)
+    # and a goblin in the reversed song. The recording ends mid-voyage.
+    Game("whirlpool", ["ann", "bo"], ["whirlpool", "calm", "calm"], bpm=150, seed=23, script=[
+        Play("ann", "rower:yellow", 1, 0.0),
+        Play("bo", "rower:yellow", 2, 0.01),
+        Play("ann", "rower:yellow", 3, -0.01),
+        Play("bo", "lookout", 2, 0.0),
+        Play("ann", "whirlpool", 2, 0.015),
+        Play("ann", "goblin", 3, 0.0),
+        Play("bo", "rower:red", 1, -0.015),
+    ]),
     Game("loss", ["ann", "bo"], ["calm", "winter", "calm"], seed=22, script=[
         Early("bo", "rower:yellow", 2),
         Play("ann", "goblin", 1, 0.0),

@@ -652,15 +652,15 @@ class DrakkarHost:
                 lines.append(f"{what} covers the danger! Now "
                              f"{song_words(changed.tums, changed.reversed)}.")
         elif mistake is None and not island:
-            lines.append(f"{name}: {card.spoken} on {decl.slot}.")
+            lines.insert(0, f"{name}: {card.spoken} on {decl.slot}.")
         over = self.state.is_over
         if not over and (mistake is not None or island):
             song = self.state.song
             cleared = "Ship cleared. " if island else ""
             lines.append(f"{cleared}Warm up twice: {song_words(song.tums, song.reversed)}. "
                          f"{_cap(self.state.turn)} first.")
-        elif not over and any(isinstance(e, (drakkar.ExtraTurn, drakkar.TurnReversed))
-                              for e in events):
+        elif not over and any(isinstance(e, drakkar.TurnReversed) for e in events) and not any(
+                isinstance(e, drakkar.ExtraTurn) for e in events):
             lines.append(f"{_cap(self.state.turn)}, your turn.")
         stopping = mistake is not None or bool(island)
         for line in lines:
