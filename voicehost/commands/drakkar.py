@@ -18,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated player names, first player first (ann,bo,cy); "
                              "live without it, the host asks how many play (by voice); "
                              "not needed when the declarations give the setup")
+    parser.add_argument("--setup", type=Path, metavar="RECORD",
+                        help="live: play the table's printed deck, in this order (a game record "
+                             "or journal: players, deck top first, islands) instead of dealing")
     parser.add_argument("--first", metavar="NAME|random",
                         help="who starts (default: the first of --players); turns go on "
                              "in the order given")

@@ -83,6 +83,18 @@ def _players(text: str | None) -> list[str] | None:
     return names
 
 
+def load_setup(path: Path) -> dict[str, Any]:
+    """A printed deck's setup: a game record's players, deck (top first) and islands."""
+    from voicehost.journal import load_record
+
+    record = load_record(path)
+    missing = [k for k in ("players", "deck", "islands") if k not in record]
+    if missing:
+        raise UsageError(f"{path} has no {', '.join(missing)}: a setup is a game record's "
+                         "players, deck (top first) and islands.")
+    return record
+
+
 def first_player(players: list[str], first: str | None, seed: int) -> list[str]:
     """The players in turn order from the one who starts (a name, or "random")."""
     if not first:
@@ -289,6 +301,9 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
         announcer.speak = lambda line: not (
             line.kind == "play" and holder and holder["host"].phase()[0] == "game")
     blocks = None
+    setup = load_setup(args.setup) if getattr(args, "setup", None) else None
+    if state is None and setup is not None:
+        state = state_for(setup, None, args.seed)
     if state is None and players is None:
         from voicehost.hosts.drakkar_register import register_by_voice
         from voicehost.speech.recognizer import open_recognizer
