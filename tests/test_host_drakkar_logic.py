@@ -255,3 +255,17 @@ def test_the_first_player_is_chosen_by_name_or_at_random_with_the_seed():
         ["ann", "bo", "cy"], "random", 5)
     with pytest.raises(UsageError):
         first_player(["ann", "bo"], "zed", 0)
+
+
+def test_a_printed_deck_setup_is_read_from_a_record(tmp_path):
+    from voicehost.hosts.drakkar_run import UsageError, load_setup
+
+    truth = json.loads((GAMES / "drakkar_win.truth.json").read_text())
+    path = tmp_path / "deck.json"
+    path.write_text(json.dumps(truth["record"]))
+    setup = load_setup(path)
+    state = drakkar.from_setup(setup["players"], setup["deck"], setup["islands"])
+    assert state.players == ("ann", "bo") and len(state.hands["ann"]) == 4
+    path.write_text(json.dumps({"game": "drakkar", "players": ["ann", "bo"]}))
+    with pytest.raises(UsageError):
+        load_setup(path)
