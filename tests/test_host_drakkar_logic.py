@@ -269,3 +269,14 @@ def test_a_printed_deck_setup_is_read_from_a_record(tmp_path):
     path.write_text(json.dumps({"game": "drakkar", "players": ["ann", "bo"]}))
     with pytest.raises(UsageError):
         load_setup(path)
+
+
+def test_a_phone_tap_is_a_declaration_on_the_host_clock():
+    from voicehost.companion.hub import PhoneDeclaration
+    from voicehost.hosts.drakkar_run import phone_declaration
+
+    tap = PhoneDeclaration("bo", "kraken", 2, 7.25, 0.01, 7.3, "x1")
+    decl = phone_declaration(tap)
+    assert (decl.t, decl.player, decl.card, decl.slot, decl.source) == (7.25, "bo", "kraken", 2,
+                                                                        "phone")
+    assert phone_declaration(PhoneDeclaration("bo", "kraken", None, 7.25, None, 7.3, "x2")) is None

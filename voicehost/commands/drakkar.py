@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pace", type=float, default=None, metavar="X",
                         help="with --input: play the recording at X times real time "
                              "(1 = as the table sang it; default: as fast as possible)")
+    from voicehost.companion.launch import add_arguments as phone_arguments
+
+    phone_arguments(parser)  # --cards table|phones: hands on each player's phone, taps in
     parser.add_argument("--json", action="store_true",
                         help="print the result (final state, plays, timing) as JSON at the end")
 

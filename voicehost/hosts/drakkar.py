@@ -607,6 +607,10 @@ class DrakkarHost:
         self.stop_requests.append(t)
 
     # -- speaking ----------------------------------------------------------------
+    def introduce(self) -> None:
+        """Say who plays, who starts and the song (when ``intro=False`` was given)."""
+        self._intro()
+
     def _intro(self) -> None:
         s = self.state
         names = ", ".join(_cap(p) for p in s.players[:-1]) + f" and {_cap(s.players[-1])}"

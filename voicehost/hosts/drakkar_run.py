@@ -26,7 +26,7 @@ from voicehost.hosts.drakkar import (
     song_words,
     state_for,
 )
-from voicehost.hosts.drakkar_declarations import KeyParser, key_help
+from voicehost.hosts.drakkar_declarations import Declaration, KeyParser, key_help
 
 
 #: The bundled recorded games, in the order the demo plays them.
@@ -166,6 +166,9 @@ def _report(result: DrakkarResult, as_json: bool) -> int:
 
 
 def host_from_args(args) -> int:
+    from voicehost.companion.launch import check_phone_args
+
+    check_phone_args(args)
     players = _players(args.players)
     if players is not None:
         players = first_player(players, getattr(args, "first", None), args.seed)
@@ -252,11 +255,33 @@ class Keyboard:
                 return
 
 
-def run_live(host: DrakkarHost, mic, view=None, blocks=None) -> DrakkarResult:
-    """The live loop: microphone blocks in, key presses stamped on the sample clock."""
+class NoKeyboard:
+    """Stands in for the keyboard when declarations come from phones only."""
+
+    def __enter__(self) -> "NoKeyboard":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def pending(self) -> Iterator[str]:
+        return iter(())
+
+
+def phone_declaration(tap: Any) -> Declaration | None:
+    """A companion page's tap as a declaration (already on the host's sample clock)."""
+    if tap.slot is None:
+        return None
+    return Declaration(float(tap.t), tap.player, str(tap.card), int(tap.slot), source="phone")
+
+
+def run_live(host: DrakkarHost, mic, view=None, blocks=None, phones=None) -> DrakkarResult:
+    """The live loop: microphone blocks in, key presses (and phone taps) on the sample clock."""
     parser = KeyParser()
-    host.say(key_help() + " Q quits.", host.clock, "hint")
-    with Keyboard() as keyboard:
+    keyboard_ok = sys.stdin.isatty()
+    if keyboard_ok:
+        host.say(key_help() + " Q quits.", host.clock, "hint")
+    with (Keyboard() if keyboard_ok else NoKeyboard()) as keyboard:
         try:
             for block in (blocks if blocks is not None else mic.blocks()):
                 for key in keyboard.pending():
@@ -270,6 +295,14 @@ def run_live(host: DrakkarHost, mic, view=None, blocks=None) -> DrakkarResult:
                     elif out is not None:
                         host.declare(out)
                 host.feed(block)
+                if phones is not None:
+                    def declare(tap: Any) -> None:
+                        decl = phone_declaration(tap)
+                        if decl is None:
+                            host.say("Tap the section too.", host.clock, "hint")
+                        else:
+                            host.declare(decl)
+                    phones.step(host.state, declare)
                 if view is not None:
                     view.update(status_rows(host))
                 if host.done:
@@ -284,10 +317,12 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
     from voicehost.hosts.settings import calibration_latency
     from voicehost.journal import Journal
 
-    if not sys.stdin.isatty():
+    from voicehost.companion.launch import wants_phones
+
+    if not sys.stdin.isatty() and not wants_phones(args):
         raise DeviceError("live play reads declarations from the keyboard, but standard "
-                          "input is not a terminal; run it in a terminal (or host a "
-                          "recording with --input WAV --declarations JSON).")
+                          "input is not a terminal; run it in a terminal, use --cards phones, "
+                          "or host a recording with --input WAV --declarations JSON.")
     mic = _mic(args.input_device)
     mute = MuteWindows()
     announcer = make_announcer(args.quiet, args.output_device, mute)
@@ -315,21 +350,30 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
         state = state_for(None, players, args.seed, args.variant)
     if journal is None and args.journal is not None:
         run = {"mode": "live", "seed": args.seed, "windows": args.windows,
-               "input_device": args.input_device}
+               "input_device": args.input_device, "cards": getattr(args, "cards", "table")}
         journal = Journal.create(args.journal, "drakkar", host_header(state, run))
     view = _view(args, announcer)
+    phones = None
     try:
         host = DrakkarHost(state, announcer, journal, windows=args.windows,
                            latency=calibration_latency(), rate=mic.rate, mute=mute,
-                           intro=not resumed)
+                           intro=False)
         holder["host"] = host
         if resumed:
             s = host.state
             host.say(f"Resuming the voyage: {len(s.islands_found)} of 3 islands found. "
                      f"Warm up twice: {song_words(s.song.tums, s.song.reversed)}. "
                      f"{s.turn.capitalize()} plays next.", 0.0, "resume")
-        result = run_live(host, mic, view, blocks)
+        from voicehost.companion.drakkar_phones import open_drakkar_phones
+
+        phones = open_drakkar_phones(args, host.state, lambda: host.clock,
+                                     lambda text: host.say(text, host.clock, "setup"))
+        if not resumed:
+            host.introduce()  # once every hand is on its phone
+        result = run_live(host, mic, view, blocks, phones)
     finally:
+        if phones is not None:
+            phones.close()
         if view is not None:
             view.stop()
         if journal is not None:
@@ -380,6 +424,8 @@ def resume_drakkar(path: Path, args) -> int:
         args.seed = int(run.get("seed", 0))
         if getattr(args, "input_device", None) is None:
             args.input_device = run.get("input_device")
+        if getattr(args, "cards", None) is None:
+            args.cards = run.get("cards", "table")  # hands go back to the same phones
         return _live(args, None, state=state, journal=journal, resumed=True)
     except KeyError as exc:
         raise RecordError(f"{path}: the journal's header lacks {exc}; it cannot be resumed.") from None
