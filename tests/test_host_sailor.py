@@ -221,3 +221,16 @@ def test_players_register_by_voice_with_a_colour_corrected():
     assert "Welcome aboard, Red, Purple, Green." in texts
     # The recording holds only the registration: the host says the match did not finish.
     assert not result.completed and texts[-1] == "The recording ended before the match did."
+
+
+def test_an_answer_outside_the_grammar_is_rejected_and_asked_again(printed):
+    result, _, announcer, journal = printed
+    rejected = [h for h in result.heard if h["question"] == "vote:green" and h["choice"] is None]
+    assert len(rejected) == 1 and rejected[0]["heard"]  # something was said, and refused
+    texts = announcer.texts
+    last_round = len(texts) - 1 - texts[::-1].index("Green, who do you accuse?")
+    assert texts[last_round + 1] == "Sorry, I did not catch that. Green, who do you accuse?"
+    assert texts[last_round + 2] == "Green accuses Red. Right?"
+    _, events, _ = read_journal(journal)
+    vote = [e for e in events if e["type"] == "vote" and e["round"] == 3 and e["voter"] == "cy"]
+    assert vote[0]["suspect"] == "ann"  # said as "seat one"

@@ -13,10 +13,8 @@ real PocketSphinx recogniser, with the question the host will ask); when a
 voice is misheard another voice is tried, as a person would repeat
 themselves more clearly. Deliberate trouble is part of the script: one
 turn runs out of time, one voter says nothing at first (asked again after
-the host's listening time), one vote is corrected with "no". (Silence, not an
-out-of-grammar word, makes the asked-again case: whether a word outside the
-grammar is rejected or forced onto an answer depends on the recogniser's
-tuning, which changes; silence is the host's own endpointing.) Finally the
+the host's listening time), one answers outside the grammar (rejected by
+the recogniser, asked again), one vote is corrected with "no". Finally the
 whole WAV is hosted and the outcome checked against the intended record.
 
 Writes ``audio_fixtures/games/sailor_match.wav`` (16 kHz mono PCM_16) and
@@ -68,6 +66,8 @@ VARIANTS = (("en-us", 150, 50), ("en", 150, 45), ("en-gb-x-rp", 140, 40), ("en+m
 
 #: A voter who says nothing: the host waits, then asks again.
 SILENCE = "(silence)"
+#: An answer outside the question's grammar, which the recogniser must reject.
+OUT_OF_GRAMMAR = "pancake"
 
 # The intended match (players in seat order red, blue, green).
 ROUNDS = [
@@ -78,13 +78,15 @@ ROUNDS = [
      "votes": [("red", ["green"]), ("blue", ["green!", "red"]), ("green", ["red"])],
      "guess": ("lantern", True)},
     {"sailor": "green",
-     "votes": [("red", ["I accuse blue"]), ("blue", ["green"]), ("green", ["seat one"])],
+     "votes": [("red", ["I accuse blue"]), ("blue", ["green"]),
+               ("green", [OUT_OF_GRAMMAR, "seat one"])],
      "guess": None},
 ]
 #: Other ways a player says an answer, tried when no voice of the first is heard right.
-WORDINGS = {"done": ("done", "finished", "I am done")}
+WORDINGS = {"done": ("done", "finished", "I am done"),
+            OUT_OF_GRAMMAR: ("pancake", "I don't know", "maybe later", "banana bread")}
 #: What a vote answer means (a "!" marks an answer the voter then corrects with "no").
-MEANS = {"I accuse blue": "blue", "seat one": "red"}
+MEANS = {"I accuse blue": "blue", "seat one": "red", OUT_OF_GRAMMAR: None}
 
 
 def pcm16(x: np.ndarray) -> np.ndarray:
@@ -137,7 +139,7 @@ class Script:
         return Ears(tape, self.recognizer)
 
     def say(self, text: str, question: str, expect: str | None) -> object:
-        """Add an answer said so that the host hears ``expect`` (None: out of grammar).
+        """Add an answer said so that the host hears ``expect`` (None: heard and rejected).
 
         Tries each voice, then the answer's other wordings (:data:`WORDINGS`).
         """
@@ -157,9 +159,9 @@ class Script:
                 answer = ears.hear(self._q(question), self.p / RATE + LISTEN)
                 last = answer
                 got = None if answer is None else answer.choice
-                if answer is None or (expect is not None and got != expect):
+                if answer is None or got != expect:
                     break
-            if answer is not None and (expect is None or got == expect):
+            if answer is not None and got == expect:
                 self.answers += 1
                 self.first_try += n == 1
                 trial = self.signal.copy()
@@ -255,9 +257,7 @@ def build(spec: dict = PRINTED) -> tuple[Script, dict]:
                 meant = MEANS.get(text, text.rstrip("!"))
                 heard = s.say(text, "suspect", meant)
                 if meant is None:
-                    if heard is not None and heard.choice is not None:
-                        s.say("no", "yes_no", "no")  # misheard as a colour: not confirmed
-                    continue
+                    continue  # rejected: the host asks again
                 if text.endswith("!"):
                     s.say("no", "yes_no", "no")
                     continue
@@ -348,10 +348,13 @@ def make_register(spec: dict = REGISTER) -> None:
     print(f"{wav.name}: {truth['duration']} s, players {got}")
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """Make every fixture, or only those named (sailor_match, sailor_private, sailor_register)."""
     for spec in (PRINTED, PRIVATE):
-        make(spec)
-    make_register()
+        if not argv or spec["name"] in argv:
+            make(spec)
+    if not argv or REGISTER["name"] in argv:
+        make_register()
     return 0
 
 
@@ -392,4 +395,4 @@ def make(spec: dict) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))
