@@ -96,3 +96,59 @@ def test_resuming_a_damaged_journal_is_a_one_line_error(tmp_path):
     out = cli("resume", str(path), "--quiet")
     assert out.returncode == 2
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def _private_journal(tmp_path, keep: int):
+    """A private-cards match journalled whole, then cut after ``keep`` decisions (a crash)."""
+    import io
+
+    from voicehost.hosts.announce import Announcer
+    from voicehost.hosts.sailor import recorded_match, run_recording
+
+    wav, settings, truth = recorded_match(GAMES / "sailor_private.truth.json")
+    whole = tmp_path / "whole.jsonl"
+    run_recording(wav, settings, Announcer(quiet=True, stream=io.StringIO()),
+                  journal_path=whole, keys=io.StringIO("\n" * 6), screen=io.StringIO())
+    lines = whole.read_text().splitlines(keepends=True)
+    cut = tmp_path / f"cut{keep}.jsonl"
+    cut.write_text("".join(lines[:1 + keep]))
+    return wav, truth, whole, cut
+
+
+def _resume(cut: Path, keys: str):
+    import io
+
+    from voicehost.hosts.announce import Announcer
+    from voicehost.hosts.sailor import SailorSettings, run_recording
+    from voicehost.journal import Journal
+
+    journal = Journal.open_existing(cut)
+    screen = io.StringIO()
+    announcer = Announcer(quiet=True, stream=io.StringIO())
+    try:
+        result = run_recording(journal.header["host"]["input"],
+                               SailorSettings.from_header(journal.header), announcer,
+                               journal=journal, resume_events=list(journal.events),
+                               keys=io.StringIO(keys), screen=screen)
+    finally:
+        journal.close()
+    return result, announcer, screen.getvalue()
+
+
+def test_private_cards_resume_mid_vote_without_showing_the_cards_again(tmp_path):
+    wav, truth, whole, cut = _private_journal(tmp_path, keep=9)  # deal, 6 turns, call, 1 vote
+    result, announcer, screen = _resume(cut, keys="")
+    assert result.scores == truth["outcome"]["scores"]
+    assert screen == ""  # the cards were seen before the crash
+    texts = announcer.texts
+    i = texts.index("Resuming round 1. Scores: Red 0, Blue 0, Green 0.")
+    assert texts[i + 1] == "Blue, who do you accuse?"
+    assert read_journal(cut)[1] == read_journal(whole)[1]
+
+
+def test_a_crash_while_the_cards_are_shown_shows_them_again(tmp_path):
+    wav, truth, whole, cut = _private_journal(tmp_path, keep=1)  # only the deal
+    result, announcer, screen = _resume(cut, keys="\n" * 6)
+    assert result.scores == truth["outcome"]["scores"]
+    assert screen.count("press Enter to see your card") == 3
+    assert read_journal(cut)[1] == read_journal(whole)[1]

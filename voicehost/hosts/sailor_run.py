@@ -9,6 +9,7 @@ voice when no ``--players`` were given, and reports the result.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -187,7 +188,13 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
         host = SailorHost(settings, announcer, ears, journal, resume_events, skip_audio=False,
                           on_status=view, now=mic.now)
         box.append(host)
-        result = host.run()
+        try:
+            result = host.run()
+        except KeyboardInterrupt:
+            if journal is not None:
+                print(f"Every decision so far is in {journal.path}; continue with "
+                      f"'voicehost resume {journal.path}'.", file=sys.stderr)
+            raise
     finally:
         mic.close()
         if view is not None:
