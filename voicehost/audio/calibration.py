@@ -1,0 +1,176 @@
+"""Calibration arithmetic: the click train, the latency it reveals, the room's noise floor.
+
+``voicehost calibrate`` plays clicks and hears them back; everything that
+turns those samples into numbers lives here, free of devices, so it can be
+checked on synthetic signals with a known answer. Latency is measured on
+the input's sample clock: the playback is started when the listener's clock
+reads ``play_at``, and the lag at which the recording best matches the click
+train (cross-correlation) is the round trip the host lives with.
+
+The clicks are short noise bursts at irregular intervals: a periodic train
+would correlate equally well one period early or late, an irregular one has
+a single best lag.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from voicehost.errors import VoicehostError
+
+#: Gaps between successive clicks, in seconds; deliberately irregular.
+CLICK_GAPS = (0.41, 0.29, 0.53, 0.37, 0.47, 0.31, 0.59)
+#: Length of one click (a decaying noise burst), in seconds.
+CLICK_SECONDS = 0.004
+#: The quietest level reported, in dBFS (digital silence has no logarithm).
+SILENCE_DBFS = -120.0
+
+
+class CalibrationError(VoicehostError):
+    """The clicks did not come back, so nothing could be measured."""
+
+
+@dataclass(frozen=True)
+class ClickTrain:
+    """A calibration signal and the times (s) at which each click starts."""
+
+    signal: np.ndarray
+    rate: int
+    clicks: tuple[float, ...]
+
+    @property
+    def duration(self) -> float:
+        return len(self.signal) / self.rate
+
+
+@dataclass(frozen=True)
+class Latency:
+    """What the cross-correlation found.
+
+    ``latency`` is seconds from ``play_at`` to where the train was heard;
+    ``clarity`` is the correlation peak over the best peak at any other lag
+    (well above 1 means an unambiguous match); ``per_click`` holds each
+    click's own lag, whose spread (``jitter``) says how steady the path is.
+    """
+
+    latency: float
+    clarity: float
+    per_click: tuple[float, ...] = field(default=())
+
+    @property
+    def jitter(self) -> float:
+        return float(np.std(self.per_click)) if len(self.per_click) > 1 else 0.0
+
+
+def click_train(rate: int, gaps: tuple[float, ...] = CLICK_GAPS, lead: float = 0.1,
+                level: float = 0.5, seed: int = 7) -> ClickTrain:
+    """The calibration signal: broadband clicks at irregular ``gaps``.
+
+    A noise burst rather than a single impulse survives resampling and
+    band-limited paths while keeping a sharp correlation peak.
+    """
+    times = [lead]
+    for g in gaps:
+        times.append(times[-1] + g)
+    n_click = max(8, int(round(CLICK_SECONDS * rate)))
+    rng = np.random.default_rng(seed)
+    burst = rng.standard_normal(n_click) * np.exp(-np.arange(n_click) / (n_click / 4))
+    burst = (level * burst / np.abs(burst).max()).astype(np.float32)
+    total = int(math.ceil((times[-1] + 0.3) * rate))
+    signal = np.zeros(total, dtype=np.float32)
+    for t in times:
+        i = int(round(t * rate))
+        signal[i : i + n_click] += burst
+    return ClickTrain(signal, rate, tuple(times))
+
+
+def _xcorr(recorded: np.ndarray, reference: np.ndarray, max_lag: int) -> np.ndarray:
+    """Cross-correlation of ``recorded`` against ``reference`` at lags 0..max_lag (FFT)."""
+    n = len(recorded) + len(reference)
+    size = 1 << (n - 1).bit_length()
+    spec = np.fft.rfft(recorded, size) * np.conj(np.fft.rfft(reference, size))
+    full = np.fft.irfft(spec, size)
+    return full[: max_lag + 1]
+
+
+def _refine(c: np.ndarray, k: int) -> float:
+    """Sub-sample peak position by fitting a parabola through the peak and its neighbours."""
+    if 0 < k < len(c) - 1:
+        a, b, d = c[k - 1], c[k], c[k + 1]
+        den = a - 2 * b + d
+        if den < 0:
+            return k + 0.5 * (a - d) / den
+    return float(k)
+
+
+def measure_latency(recorded: np.ndarray, train: ClickTrain, play_at: float = 0.0,
+                    max_latency: float = 1.0) -> Latency:
+    """Latency of ``train`` in ``recorded`` (both at ``train.rate``), counted from ``play_at``.
+
+    ``recorded`` starts at sample 0 of the listener's clock; playback was
+    started when that clock read ``play_at`` seconds.
+    """
+    rate = train.rate
+    x = np.asarray(recorded, dtype=np.float64)
+    x = np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
+    start = int(round(play_at * rate))
+    max_lag = int(max_latency * rate)
+    seg = x[start : start + max_lag + len(train.signal)]
+    if len(seg) < len(train.signal) // 2:
+        raise CalibrationError("the recording ended before the clicks were played; "
+                               "listen for longer.")
+    seg = seg - seg.mean()
+    ref = train.signal.astype(np.float64)
+    c = _xcorr(seg, ref, min(max_lag, len(seg) - 1))
+    k = int(np.argmax(c))
+    peak = c[k]
+    guard = max(1, int(0.005 * rate))
+    others = np.concatenate([c[: max(0, k - guard)], c[k + guard + 1 :]])
+    second = float(others.max()) if len(others) else 0.0
+    clarity = float(peak / second) if second > 0 else float("inf")
+    if peak <= 0 or clarity < 1.5:
+        raise CalibrationError(
+            "the clicks did not come back clearly; check that the output device's sound "
+            "reaches the input device (volume up, not muted) and try again.")
+    lag = _refine(c, k)
+    per_click = _per_click(seg, train, lag)
+    return Latency(lag / rate, clarity, per_click)
+
+
+def _per_click(seg: np.ndarray, train: ClickTrain, lag: float) -> tuple[float, ...]:
+    """Each click's own lag, searched within 10 ms of the overall one."""
+    rate = train.rate
+    n_click = max(8, int(round(CLICK_SECONDS * rate)))
+    burst = train.signal[int(round(train.clicks[0] * rate)):][:n_click].astype(np.float64)
+    w = int(0.010 * rate)
+    out = []
+    for t in train.clicks:
+        centre = int(round(t * rate + lag))
+        lo, hi = centre - w, centre + w + n_click
+        if lo < 0 or hi > len(seg):
+            continue
+        c = np.correlate(seg[lo:hi], burst, "valid")
+        k = int(np.argmax(c))
+        if c[k] < 0.25 * float(np.dot(burst, burst)):
+            continue  # this click did not come back
+        out.append((lo + _refine(c, k) - t * rate) / rate)
+    return tuple(out)
+
+
+def noise_floor(samples: np.ndarray, rate: int, frame: float = 0.05) -> float:
+    """The room's noise floor in dBFS: the median RMS of ``frame``-second frames.
+
+    The median ignores a cough or a door; a floor of exact zeros (a muted
+    input) reports :data:`SILENCE_DBFS`.
+    """
+    x = np.asarray(samples, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    n = max(1, int(frame * rate))
+    if len(x) < n:
+        raise CalibrationError("too little audio to measure the noise floor; listen for longer.")
+    frames = x[: len(x) // n * n].reshape(-1, n)
+    rms = float(np.median(np.sqrt(np.mean(frames**2, axis=1))))
+    return SILENCE_DBFS if rms <= 10 ** (SILENCE_DBFS / 20) else max(SILENCE_DBFS, 20 * math.log10(rms))
