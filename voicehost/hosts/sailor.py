@@ -32,6 +32,17 @@ Decisions where the issue and design leave room (documented in the README):
   a crash they are asked again. Resuming a recording replays the journal
   silently and goes on from the audio after the last journalled ``t``;
   resuming live asks the pending question again.
+
+Journal events (after the header: players, target, and ``host``: cards,
+seed, time limits, backend, mode, input, start_t), each with ``t``::
+
+    {"type": "deal", "round": n, "starter": name}            (+ "word", "sailor" when private)
+    {"type": "turn", "round": n, "turn": k, "player": name, "how": "done" | "timeout"}
+    {"type": "vote_called", "round": n}                      (the accusation time is over)
+    {"type": "vote", "round": n, "voter": name, "suspect": name | null, "corrected": bool}
+    {"type": "reveal", "round": n, "sailor": name}           (printed cards only)
+    {"type": "guess", "round": n, "guess": word | null}      (+ "right" with printed cards)
+    {"type": "round", "round": round_to_dict(...)}           (what journal_to_record collects)
 """
 
 from __future__ import annotations
