@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from voicehost.audio.blocks import PIPELINE_RATE, Block, blocks_from_array
+from voicehost.audio.blocks import PIPELINE_RATE, blocks_from_array
 from voicehost.audio.chant import ChantTracker, Event, LastTum, SongStopped
 from voicehost.audio.judge import Judge, Verdict
 from voicehost.audio.onsets import SLAP, Onset, OnsetDetector
@@ -132,4 +132,4 @@ def judge_plays(analysis: Analysis, plays: Sequence[dict], windows: str = "norma
                         analysis.off_grid) for p in plays]
 
 
-__all__ = ["Analysis", "analyze", "analyze_blocks", "judge_plays", "Block"]
+__all__ = ["Analysis", "analyze", "analyze_blocks", "judge_plays"]
