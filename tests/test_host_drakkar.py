@@ -176,3 +176,25 @@ def test_whirlpool_island_reverses_the_song_and_plays_fall_on_drak(whirlpool):
     assert "Ship cleared. Warm up twice: Tum Tum Tum Drakkar. Ann first." in lines
     assert "Whirlpool! Ann plays again." in lines
     assert "Goblin! Now Tum Tum Drakkar." in lines
+
+
+@pytest.mark.parametrize("blocksize", [320, 4000])
+def test_the_outcome_does_not_depend_on_the_block_size(blocksize):
+    """A sound card's block size is not the file's: the host must decide the same."""
+    from voicehost.audio.sources import FileSource
+    from voicehost.hosts.drakkar import DrakkarHost, state_for
+    from voicehost.hosts.drakkar_declarations import load_sidecar
+
+    wav, side_path, truth = paths("win")
+    side = load_sidecar(side_path)
+    host = DrakkarHost(state_for(side.setup, None, 0), Announcer(quiet=True, silent=True))
+    for decl in side.declarations:
+        host.declare(decl)
+    for block in FileSource(wav, blocksize=blocksize).blocks():
+        host.feed(block)
+        if host.done:
+            break
+    result = host.finish()
+    assert result.result == "won"
+    assert [(p.player, p.card, p.slot, p.timing) for p in result.plays] == [
+        (e["player"], e["card"], e["slot"], e["timing"]) for e in truth["record"]["events"]]

@@ -72,6 +72,8 @@ from voicehost.hosts.drakkar_declarations import (
 #: Seconds of audio after a declaration before it is judged: the slap
 #: search window plus the onset detector's look-ahead and back-tracking.
 JUDGE_DELAY = SLAP_SEARCH + 0.1
+#: How often (s of sample clock) the chant tracker is told the time.
+TICK = 0.1
 #: Bars of warm-up after the song (re)starts; the game starts on the next one.
 WARMUP_BARS = 2
 
@@ -292,6 +294,8 @@ class DrakkarHost:
         self.bar_starts: list[float] = []
         self.onset_times: list[float] = []
         self._voice_onsets: list[float] = []
+        self._onset_queue: list[Any] = []
+        self._next_tick = TICK
         self._last_wrong: tuple | None = None
         #: Position of the latest beat in its bar (0 = "Drakkar"), for the view.
         self.beat_index: int | None = None
@@ -383,7 +387,26 @@ class DrakkarHost:
         self.onset_times.extend(o.t for o in onsets)
         self.slaps.extend(o.t for o in onsets if o.kind == SLAP)
         self._voice_onsets.extend(o.t for o in onsets if o.kind != SLAP)
-        events = self.tracker.finish(now - 2.0) if finish else self.tracker.process(onsets, now)
+        self._onset_queue.extend(onsets)
+        if finish:
+            events = self.tracker.process(self._onset_queue, now - 2.0)
+            events += self.tracker.finish(now - 2.0)
+            self._onset_queue = []
+            self._handle(events)
+            return
+        # The tracker is told the time on a fixed grid of the sample clock, with
+        # the onsets decided by then, so its answers do not depend on the
+        # block size of the source (a file, a sound card).
+        while self._next_tick <= now + 1e-9:
+            tick = self._next_tick
+            batch = [o for o in self._onset_queue if (o.detected_t or o.t) <= tick + 1e-9]
+            if batch:
+                self._onset_queue = [o for o in self._onset_queue
+                                     if (o.detected_t or o.t) > tick + 1e-9]
+            self._handle(self.tracker.process(batch, tick))
+            self._next_tick = round(tick + TICK, 6)
+
+    def _handle(self, events) -> None:
         if self.tracker.bpm:
             self._period = 60.0 / self.tracker.bpm
         for e in events:
