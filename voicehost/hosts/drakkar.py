@@ -40,6 +40,16 @@ Decisions where the issue and design leave room (documented in the README):
   calibrate`` (its round trip, an upper bound of the input side) is added to
   keyboard stamps before judging. A recording's sidecar times are exact, so
   no latency applies there.
+* **Voice declarations** ("kraken two" after the slap) are not offered: the
+  table is still singing when the player speaks, and the recogniser with a
+  33-phrase grammar got 7 of 24 synthetic declarations right over the
+  chant, the wrong ones with confidence 0.63 to 0.93: a misheard card would
+  be played. Declarations come from the keyboard, phones (``--cards
+  phones``) or a sidecar.
+* **Half duplex, live.** While the host speaks, the onset detector is deaf;
+  a stop the tracker reports then is the host's doing and is ignored, and
+  routine lines ("Ann: red rower on 1.") are shown, not spoken, while the
+  song runs.
 * **Resume.** Only rules events are journalled (``play``/``discard``, with
   the verdict and the sample clock as extra fields, which record replay
   accepts). Resuming a recording feeds its audio again from the start
