@@ -32,6 +32,7 @@ class Analysis:
     events: list[Event]
     odf: list[tuple[float, float, float]] = field(default_factory=list)
     samples: np.ndarray | None = None
+    file_rate: int | None = None  # the recording's own rate, when it came from a file
 
     @property
     def last_tums(self) -> list[float]:
@@ -66,7 +67,8 @@ class Analysis:
         bpm = self.tempo_bpm
         return {
             "duration": round(self.duration, 4),
-            "sample_rate": self.sample_rate,
+            "sample_rate": self.sample_rate,  # the rate the times were measured at
+            "file_sample_rate": self.file_rate or self.sample_rate,
             "tempo_bpm": None if bpm is None else round(bpm, 1),
             "onsets": [{"t": round(o.t, 4), "kind": o.kind} for o in self.onsets],
             "bars": [
@@ -117,7 +119,9 @@ def analyze(source: str | Path | np.ndarray, tums: int = 3, reversed: bool = Fal
         from voicehost.audio.sources import FileSource
 
         src = FileSource(source, rate=rate)
-        return analyze_blocks(src.blocks(), src.duration, rate, tums, reversed, follow, record)
+        result = analyze_blocks(src.blocks(), src.duration, rate, tums, reversed, follow, record)
+        result.file_rate = src.file_rate
+        return result
     x = np.asarray(source, dtype=np.float32)
     return analyze_blocks(blocks_from_array(x, rate), len(x) / rate, rate, tums, reversed,
                           follow, record)
