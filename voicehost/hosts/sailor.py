@@ -284,9 +284,14 @@ class SailorHost:
 
     def say(self, text: str, kind: str = "info") -> None:
         t = self.clock
-        if self._now is not None and not self._resume:
+        live = self._now is not None and not self._resume
+        if live:
             t = max(t, self._now())
         self.announcer.say(text, t, kind)
+        if live and self.announcer.voice is not None and not self.announcer.quiet:
+            # The microphone heard only the host while it spoke (all muted): catch up
+            # with it, so its queue never fills during a long announcement.
+            self.ears.wait_until(self._now())
         self._status()
 
     def _status(self) -> None:
@@ -426,9 +431,8 @@ class SailorHost:
                 else:
                     self._peek(roles)
         else:
-            self.say(f"Round {number}. Deal the cards of a new envelope face down, one each, "
-                     "with exactly one Drunken Sailor card; read yours in private. "
-                     f"{starter.label} was most recently at sea and draws first.", "round")
+            self.say(f"Round {number}. Deal a new envelope, one secret card each. "
+                     f"{starter.label} was last at sea and draws first.", "round")
 
     def _peek(self, roles: list[sailor.RoleDealt]) -> None:
         from voicehost.hosts.sailor_deal import pass_and_peek
