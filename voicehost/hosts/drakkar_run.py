@@ -366,7 +366,9 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
                      f"{s.turn.capitalize()} plays next.", 0.0, "resume")
         from voicehost.companion.drakkar_phones import open_drakkar_phones
 
-        phones = open_drakkar_phones(args, host.state, lambda: host.clock,
+        # The phones' clock is the sample clock *now* (PortAudio's stream time), not
+        # host.clock, which stands still for a block (100 ms) and would skew every tap.
+        phones = open_drakkar_phones(args, host.state, mic.now,
                                      lambda text: host.say(text, host.clock, "setup"))
         if not resumed:
             host.introduce()  # once every hand is on its phone
