@@ -234,3 +234,31 @@ def test_an_answer_outside_the_grammar_is_rejected_and_asked_again(printed):
     _, events, _ = read_journal(journal)
     vote = [e for e in events if e["type"] == "vote" and e["round"] == 3 and e["voter"] == "cy"]
     assert vote[0]["suspect"] == "ann"  # said as "seat one"
+
+
+# -- the tape: the sample clock stays exact whatever the block size ---------------------------
+def test_the_tape_reads_every_sample_once_in_order_whatever_the_blocks():
+    from hypothesis import given, settings as hsettings
+    from hypothesis import strategies as st
+
+    from voicehost.audio.blocks import blocks_from_array
+    from voicehost.hosts.sailor_listen import Tape
+
+    @hsettings(max_examples=60, deadline=None)
+    @given(st.integers(1, 5000), st.lists(st.integers(1, 900), min_size=1, max_size=40),
+           st.integers(0, 3000))
+    def check(blocksize, reads, skip):
+        signal = np.arange(20000, dtype=np.float32)
+        tape = Tape.of(blocks_from_array(signal, blocksize=blocksize))
+        tape.skip_to(skip / 16000)
+        got = []
+        for n in reads:
+            part = tape.read(n)
+            if part is None:
+                break
+            got.append(part.copy())
+        out = np.concatenate(got) if got else np.zeros(0, np.float32)
+        assert np.array_equal(out, signal[skip:skip + len(out)])
+        assert tape.position == skip + len(out)
+
+    check()
