@@ -15,9 +15,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(live play without it registers the players by voice)")
     parser.add_argument("--input", type=Path, metavar="WAV",
                         help="host a recording of the table's answers instead of the microphone")
-    parser.add_argument("--cards", choices=("printed", "private"), default="printed",
+    parser.add_argument("--cards", choices=("printed", "private", "phones"), default="printed",
                         help="printed: the table deals its own envelope cards (default); "
-                             "private: the host deals and shows each card on this screen")
+                             "private: the host deals and shows each card on this screen; "
+                             "phones: the host deals to each player's phone (live play)")
     parser.add_argument("--target", type=int, default=4, metavar="N",
                         help="points that win the match (default 4)")
     parser.add_argument("--seed", type=int, default=0,
@@ -43,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pace", type=float, default=None, metavar="X",
                         help="with --input: play the recording at X times real time "
                              "(default: as fast as possible)")
+    from voicehost.companion.launch import add_arguments as phone_arguments
+
+    phone_arguments(parser, cards=False)  # --bind, --port for --cards phones
     parser.add_argument("--json", action="store_true",
                         help="print the result (scores, record, what was heard) as JSON at the end")
 

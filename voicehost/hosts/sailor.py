@@ -19,6 +19,8 @@ Decisions where the issue and design leave room (documented in the README):
   with a generator seeded by ``--seed`` and the round number, shows each card
   by pass-and-peek in the terminal, and judges the guess itself (recognised
   with the deck's word bank, confirmed by the guesser).
+* **Phones** (``--cards phones``): dealt like private cards, and each role
+  goes to its player's phone through the ``deliver`` hook (the companion).
 * **The starter** ("most recently at sea") is picked by the same seeded
   generator; the host says who it is.
 * **Votes** are taken in seat order: "Red, who do you accuse?", then "Red
@@ -60,7 +62,7 @@ from voicehost.hosts.announce import Announcer
 
 #: The word the journal and record hold for a round played with printed cards.
 PRINTED_WORD = "printed card"
-CARDS = ("printed", "private")
+CARDS = ("printed", "private", "phones")
 NUMBERS = {0: "zero", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
            7: "seven", 8: "eight"}
 
@@ -89,7 +91,7 @@ class SailorSettings:
 
     def __post_init__(self) -> None:
         if self.cards not in CARDS:
-            raise UsageError(f"--cards must be printed or private, not {self.cards!r}.")
+            raise UsageError(f"--cards must be printed, private or phones, not {self.cards!r}.")
         for name in ("turn_seconds", "accuse_seconds", "listen_seconds"):
             if getattr(self, name) <= 0:
                 raise UsageError(f"--{name.replace('_', '-')} must be more than 0 seconds.")
@@ -396,7 +398,7 @@ class SailorHost:
         rng = round_rng(self.settings.seed, number)
         players = self.match.players
         starter = rng.choice(players)
-        private = self.settings.cards == "private"
+        private = self.settings.cards != "printed"  # the host deals (screen or phones)
         rules = None
         if private:
             probe = sailor.Match(players, self.match.envelopes, self.match.target,

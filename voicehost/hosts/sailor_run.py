@@ -8,6 +8,7 @@ voice when no ``--players`` were given, and reports the result.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -130,6 +131,9 @@ def _report(result: SailorResult, as_json: bool) -> int:
 
 
 def host_from_args(args) -> int:
+    from voicehost.companion.launch import check_phone_args
+
+    check_phone_args(args)
     settings = settings_from_args(args)
     if args.input is not None:
         return _recording(args, settings)
@@ -169,6 +173,7 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
     announcer = make_announcer(args.quiet, getattr(args, "output_device", None), mute)
     view = _View(announcer) if getattr(args, "large", False) else None
     box: list[SailorHost] = []
+    stack = contextlib.ExitStack()
 
     def on_block(t: float) -> None:  # the timer in the large view follows the sample clock
         if view is not None and box:
@@ -185,8 +190,21 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
         if journal is None and getattr(args, "journal", None) is not None:
             run = {"mode": "live", "input_device": getattr(args, "input_device", None)}
             journal = Journal.create(args.journal, "sailor", host_header(settings, run))
+        deliver = None
+        if settings.cards == "phones":
+            from voicehost.companion.sailor_phones import deal_to_phones, open_sailor_phones
+
+            def say(text: str) -> None:
+                announcer.say(text, ears.clock, "phones")
+
+            companion = open_sailor_phones(args, settings.players, lambda: ears.clock, say,
+                                           enabled=True)
+            stack.callback(companion.stop)
+
+            def deliver(roles, word) -> None:
+                deal_to_phones(companion, roles, word, say, box[0].round.number)
         host = SailorHost(settings, announcer, ears, journal, resume_events, skip_audio=False,
-                          on_status=view, now=mic.now)
+                          on_status=view, now=mic.now, deliver=deliver)
         box.append(host)
         try:
             result = host.run()
@@ -196,6 +214,7 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
                       f"'voicehost resume {journal.path}'.", file=sys.stderr)
             raise
     finally:
+        stack.close()
         mic.close()
         if view is not None:
             view.stop()
