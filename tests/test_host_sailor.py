@@ -262,3 +262,28 @@ def test_the_tape_reads_every_sample_once_in_order_whatever_the_blocks():
         assert tape.position == skip + len(out)
 
     check()
+
+
+def test_a_voter_who_never_answers_counts_as_no_vote_and_the_host_says_so(tmp_path):
+    from voicehost.audio.blocks import blocks_from_array
+    from voicehost.hosts.sailor_listen import Ears, Tape
+    from voicehost.journal import Journal
+    from voicehost.speech.recognizer import open_recognizer
+
+    noise = np.random.default_rng(1).normal(0, 0.0005, 16000 * 10).astype(np.float32)
+    ears = Ears(Tape.of(blocks_from_array(noise)), open_recognizer("pocketsphinx"))
+    settings = SailorSettings(players=parse_players("ann:red,bo:blue,cy:green"),
+                              listen_seconds=1.5, tries=2)
+    announcer = quiet()
+    with Journal.create(tmp_path / "j.jsonl", "sailor", {}) as journal:
+        host = SailorHost(settings, announcer, ears, journal)
+        players = host.match.players
+        host.round = RoundState(1, players[0], players * 2, turn=6, phase="voting")
+        host._vote(players[0])
+    assert announcer.texts == ["Red, who do you accuse?",
+                               "Sorry, I did not catch that. Red, who do you accuse?",
+                               "No vote from Red: it counts as a vote for nobody."]
+    assert host.round.votes == {players[0]: None}
+    _, events, _ = read_journal(tmp_path / "j.jsonl")
+    assert events == [{"type": "vote", "round": 1, "voter": "ann", "suspect": None,
+                       "corrected": False, "t": 3.0}]
