@@ -78,10 +78,14 @@ class ResilientStats:
     attempts: int = 0
     gap_seconds: float = 0.0
     overflows: int = 0
+    repaired_seconds: float = 0.0  # audio lost in overflows, put back as silence here
     events: list[Any] = field(default_factory=list)
 
 
 _END = object()
+
+#: Seconds of blocks held back after an overflow to measure what was lost.
+SETTLE = 0.5
 
 
 class BlockReader:
@@ -99,6 +103,7 @@ class BlockReader:
         self.on_block = on_block  # runs on the reader's thread, as soon as a block arrives
         self._queue: queue.Queue = queue.Queue(maxsize)
         self.ended = False
+        self.arrival = 0.0  # when the block last returned by get() was recorded (monotonic)
         self._thread = threading.Thread(target=self._run, daemon=True, name="voicehost-reader")
         self._thread.start()
 
@@ -107,7 +112,7 @@ class BlockReader:
             for block in self.source.blocks():
                 if self.on_block is not None:
                     self.on_block(block)
-                self._queue.put(block)
+                self._queue.put((block, time.monotonic()))
         except BaseException as exc:  # handed over to the consumer's thread
             self._queue.put(exc)
         self._queue.put(_END)
@@ -125,7 +130,8 @@ class BlockReader:
         if isinstance(item, BaseException):
             self.ended = True
             raise item
-        return item
+        block, self.arrival = item
+        return block
 
     def close(self, wait: float = 2.0) -> None:
         """Close the source without letting a dead device's close hang us."""
@@ -182,6 +188,10 @@ class ResilientSource:
         self._reader: BlockReader | None = None
         self._emitted = 0
         self._overflows_seen = 0
+        self._baseline: float | None = None  # smallest lateness of a block (s)
+        self._inserted_source = 0.0  # silence put in for this source's losses (s)
+        self._held: list[tuple[Block, float]] = []  # with each block's lateness
+        self._held_since = 0.0
 
     # -- the sample clock --------------------------------------------------------
     @property
@@ -220,10 +230,13 @@ class ResilientSource:
         """Blocks on one continuous sample clock until :meth:`close`."""
         self._reader = self._open()  # the first open's errors are the user's to see
         last_audio = self._clock()
+        first = True
         while not self._closed.is_set():
             reason = ""
             try:
-                block = self._reader.get(self.stall_timeout)
+                # PortAudio takes a while to deliver a new stream's first buffer.
+                block = self._reader.get(max(self.stall_timeout, 5.0) if first else self.stall_timeout)
+                first = first and block is None
             except VoicehostError as exc:
                 block, reason = None, str(exc)
             except Exception as exc:  # PortAudioError from a dying stream
@@ -232,8 +245,7 @@ class ResilientSource:
                 break
             if block is not None:
                 last_audio = self._clock()
-                yield self._emit(block.samples)
-                self._check_overflows()
+                yield from self._deliver(block, self._reader.arrival)
                 continue
             if not reason:
                 reason = ("the input device stopped (its stream ended)" if self._reader.ended
@@ -241,7 +253,49 @@ class ResilientSource:
             yield from self._outage(last_audio, reason)
             last_audio = self._clock()
 
-    def _check_overflows(self) -> None:
+    # -- overflows: audio lost while the device stayed -------------------------
+    def _deliver(self, block: Block, arrival: float) -> Iterator[Block]:
+        """Pass a block on, repairing the clock after an overflow the source could not measure.
+
+        Each block's lateness is its arrival time minus the source's own
+        sample count; the smallest lateness seen is the path's latency. After
+        an overflow (the process stalled, the device's buffer overran and
+        audio was dropped) the source should have filled the hole with
+        silence; some host APIs give no usable timestamps (ALSA's pulse
+        plugin), so the source cannot. The blocks of the next
+        :data:`SETTLE` seconds are held back; if even the most punctual of
+        them is late by more than a block, that much audio was lost: the
+        silence goes in before them, where the hole was.
+        """
+        late = arrival - block.end / block.rate - self._inserted_source
+        if self._baseline is None or late < self._baseline:
+            self._baseline = late
+        if self._held:
+            self._held.append((block, late))
+            if arrival - self._held_since < SETTLE:
+                return
+            held, self._held = self._held, []
+            floor = min(lt for _, lt in held)
+            lost = floor - self._baseline
+            # The audio buffered before the overrun arrives in a burst, later and
+            # later behind real time; after the hole, blocks are punctual again.
+            at = next(i for i, (_, lt) in enumerate(held) if lt <= floor + 2 * block.duration)
+            for b, _ in held[:at]:
+                yield self._emit(b.samples)
+            if lost > max(0.05, 2 * block.duration):
+                n = int(round(lost * self.rate))
+                self._inserted_source += n / self.rate
+                self.stats.repaired_seconds += n / self.rate
+                yield self._emit(np.zeros(n, dtype=np.float32))
+            for b, _ in held[at:]:
+                yield self._emit(b.samples)
+            return
+        if self._check_overflows():
+            self._held, self._held_since = [(block, late)], arrival
+            return
+        yield self._emit(block.samples)
+
+    def _check_overflows(self) -> bool:
         source = self._reader.source if self._reader is not None else None
         stats = getattr(source, "stats", None)
         total = getattr(stats, "overflows", 0) + getattr(stats, "dropped", 0)
@@ -251,11 +305,16 @@ class ResilientSource:
             self.stats.overflows += new
             self._report(Overflow(self.now, new, self.stats.overflows,
                                   float(getattr(stats, "gap_seconds", 0.0))))
+            return True
+        return False
 
     def _outage(self, last_audio: float, reason: str) -> Iterator[Block]:
         """Silence in real time while retrying, then top the gap up to its true length."""
         from voicehost.errors import DeviceError
 
+        for b, _ in self._held:  # audio heard before the device went
+            yield self._emit(b.samples)
+        self._held = []
         lost_at = self.now
         self.stats.losses += 1
         self._report(DeviceLost(lost_at, reason))
@@ -299,6 +358,7 @@ class ResilientSource:
                 yield self._emit(np.zeros(top_up, dtype=np.float32))
             self._reader = reader
             self._overflows_seen = 0
+            self._baseline, self._inserted_source, self._held = None, 0.0, []
             self.stats.reconnects += 1
             self.stats.gap_seconds += silence_sent / self.rate
             self._report(DeviceBack(self.now, silence_sent / self.rate, attempts))

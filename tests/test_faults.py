@@ -1,0 +1,422 @@
+"""Faults a live game meets, and how the host keeps going through them.
+
+- The sound device vanishes mid-game (the session's PulseAudio is stopped):
+  the source says so, retries, resumes when it is back, and the sample clock
+  counts the outage as silence, so sounds after it keep their true distance
+  from sounds before it.
+- The process stalls (CPU load; simulated by SIGSTOP): the input overflows,
+  the overflow is reported, and the audio that was lost is put back as
+  silence so the clock still equals real time.
+- The journal's disk is full or read-only: one clear error line and exit 2,
+  with every event the host acted on already on disk; resuming later
+  finishes the game exactly as if nothing had happened.
+- A crash at any event (SIGKILL at random points, including mid-write):
+  ``voicehost resume`` gives the same state as an uninterrupted game.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voicehost.audio.blocks import Block
+from voicehost.audio.resilient import DeviceBack, DeviceLost, Overflow, ResilientSource
+from voicehost.errors import DeviceError
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = ROOT / "audio_fixtures" / "games"
+WIN_WAV = GAMES / "drakkar_win.wav"
+WIN_SIDE = GAMES / "drakkar_win.declarations.json"
+
+
+# -- the resilient source on its own (no sound card) ---------------------------------
+class FakeDevice:
+    """Blocks in real time until ``fail_after`` blocks, then silence for ever (a dead stream)."""
+
+    def __init__(self, fail_after: int | None = None, block: int = 160, rate: int = 16000):
+        self.fail_after = fail_after
+        self.block = block
+        self.rate = rate
+        self.closed = threading.Event()
+
+    def blocks(self):
+        i = 0
+        while not self.closed.is_set():
+            if self.fail_after is not None and i >= self.fail_after:
+                self.closed.wait()  # PortAudio simply stops calling back
+                return
+            time.sleep(self.block / self.rate)
+            yield Block(i * self.block, np.full(self.block, 0.5, np.float32), self.rate)
+            i += 1
+
+    def close(self):
+        self.closed.set()
+
+
+def test_a_vanished_device_is_reported_retried_and_the_clock_runs_on():
+    opens = []
+
+    def open_source():
+        opens.append(time.monotonic())
+        if len(opens) == 1:
+            return FakeDevice(fail_after=20)  # 0.2 s of audio, then the cable is pulled
+        if len(opens) <= 3:
+            raise DeviceError("no input device named like \"usb\"")
+        return FakeDevice()
+
+    events = []
+    src = ResilientSource(open_source, blocksize=160, on_event=events.append,
+                          stall_timeout=0.3, retry_every=0.2)
+    blocks = []
+    wall0 = time.monotonic()
+    for b in src.blocks():
+        blocks.append(b)
+        if len(events) >= 2 and b.end >= blocks[0].end + 16000 * 1.5 and b.samples.any():
+            break
+    wall = time.monotonic() - wall0
+    src.close()
+    lost, back = events[0], events[1]
+    assert isinstance(lost, DeviceLost) and "no sound" in lost.reason
+    assert lost.t == pytest.approx(0.2, abs=0.02)
+    assert isinstance(back, DeviceBack) and back.attempts == 3
+    # One continuous sample clock: each block starts where the last ended.
+    assert all(a.end == b.start for a, b in zip(blocks, blocks[1:]))
+    # The outage is silence, and as long as it really was (the clock stays
+    # with real time: the audio delivered equals the time that passed).
+    x = np.concatenate([b.samples for b in blocks])
+    gap = np.flatnonzero(x == 0)
+    assert len(gap) / 16000 == pytest.approx(back.gap, abs=0.011)
+    assert back.gap > 0.3
+    assert len(x) / 16000 == pytest.approx(wall, abs=0.25)
+    assert src.stats.losses == 1 and src.stats.reconnects == 1
+
+
+def test_a_device_that_never_comes_back_gives_up_with_a_clear_error():
+    calls = []
+
+    def open_source():
+        calls.append(1)
+        if len(calls) == 1:
+            return FakeDevice(fail_after=5)
+        raise DeviceError("no input device")
+
+    src = ResilientSource(open_source, blocksize=160, stall_timeout=0.2, retry_every=0.1,
+                          max_outage=0.6)
+    with pytest.raises(DeviceError, match="gone for 0.6 s"):
+        for _ in src.blocks():
+            pass
+    assert len(calls) >= 3
+
+
+def test_the_first_open_error_is_the_users_to_see():
+    def open_source():
+        raise DeviceError('no input device named like "bluetooth"; input devices are: 0: pulse.')
+
+    with pytest.raises(DeviceError, match="bluetooth"):
+        next(iter(ResilientSource(open_source).blocks()))
+
+
+# -- the real sound card ---------------------------------------------------------------
+LISTEN = r"""
+import json, sys, time
+from voicehost.audio.microphone import MicrophoneSource
+from voicehost.audio.onsets import OnsetDetector
+from voicehost.audio.resilient import ResilientSource
+seconds, stall = float(sys.argv[1]), float(sys.argv[2])
+def say(kind, **kw):
+    print(json.dumps({"event": kind, **kw}), flush=True)
+src = ResilientSource(lambda: MicrophoneSource("pulse", blocksize=160), blocksize=160,
+                      stall_timeout=stall, retry_every=0.5,
+                      on_event=lambda e: say(type(e).__name__, **e.__dict__))
+det = OnsetDetector()
+for i, b in enumerate(src.blocks()):
+    if i == 0:
+        say("ready")
+    for o in det.process(b):
+        say("onset", t=o.t)
+    if b.end / b.rate >= seconds:
+        break
+src.close()
+say("end", clock=src.now, repaired=src.stats.repaired_seconds, overflows=src.stats.overflows)
+"""
+
+
+def _click_file(path: Path, times: list[float], length: float, rate: int = 48000) -> None:
+    import soundfile as sf
+
+    x = np.zeros(int(length * rate), np.float32)
+    rng = np.random.default_rng(0)
+    for t in times:
+        i = int(t * rate)
+        x[i : i + 240] = 0.8 * rng.standard_normal(240) * np.exp(-np.arange(240) / 60)
+    sf.write(path, x, rate)
+
+
+class Listener:
+    """The listening subprocess, its events read on a thread as they come."""
+
+    def __init__(self, seconds: float, stall: float):
+        self.proc = subprocess.Popen([sys.executable, "-c", LISTEN, str(seconds), str(stall)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        self.events: list[dict] = []
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.events.append(json.loads(line))
+
+    def wait_for(self, kind: str, timeout: float = 30) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for e in self.events:
+                if e["event"] == kind:
+                    return e
+            if self.proc.poll() is not None and not self._thread.is_alive():
+                break
+            time.sleep(0.02)
+        err = self.proc.stderr.read() if self.proc.poll() is not None else ""
+        raise AssertionError(f"no {kind} event; got {self.events[-5:]} {err[-1500:]}")
+
+    def finish(self, timeout: float = 60) -> list[dict]:
+        self.proc.wait(timeout)
+        self._thread.join(5)
+        assert self.proc.returncode == 0, self.proc.stderr.read()[-2000:]
+        return self.events
+
+    def onsets(self) -> list[float]:
+        return [e["t"] for e in self.events if e["event"] == "onset"]
+
+
+def _play(path: Path) -> float:
+    """Play a file into the sink; the wall time just before it started."""
+    t = time.monotonic()
+    subprocess.run(["paplay", str(path)], check=True, timeout=30)
+    return t
+
+
+def test_sound_device_vanishes_mid_game_and_comes_back(pulse, tmp_path):
+    """Stop PulseAudio under a listening source: reported, retried, resumed, clock intact."""
+    assert pulse.owned, "this test stops the sound server, so it must be the session's own"
+    click = tmp_path / "click.wav"
+    _click_file(click, [0.2], 0.6)
+    listener = Listener(seconds=30.0, stall=1.0)
+    try:
+        listener.wait_for("ready")
+        time.sleep(0.5)
+        before = _play(click)
+        time.sleep(0.5)
+        stopped = time.monotonic()
+        pulse.stop()  # the sound card vanishes
+        lost = listener.wait_for("DeviceLost", timeout=10)
+        time.sleep(2.0)
+        pulse.start()
+        back = listener.wait_for("DeviceBack", timeout=20)
+        restarted = time.monotonic()
+        time.sleep(0.5)
+        after = _play(click)
+        time.sleep(1.0)
+    finally:
+        if not pulse.running:
+            pulse.start()
+        listener.proc.terminate()
+    listener.proc.wait(10)
+    on = listener.onsets()
+    assert len(on) == 2, on
+    assert "no sound" in lost["reason"] or "stopped" in lost["reason"]
+    # The outage is counted: at least as long as the server was really away.
+    assert back["gap"] >= (restarted - stopped) - 1.5
+    assert back["gap"] >= 2.0
+    # The click played after the outage keeps its true distance from the one
+    # before: the sample clock went on through the gap. The tolerance covers
+    # paplay's start-up and the reconnection's block (both a few tens of ms).
+    assert (on[1] - on[0]) == pytest.approx(after - before, abs=0.15)
+
+
+def test_input_overflow_under_a_stall_is_reported_and_timing_stays_right(pulse, tmp_path):
+    """Freeze the listener (SIGSTOP) for 2 s while clicks play every 0.5 s."""
+    clicks = tmp_path / "clicks.wav"
+    _click_file(clicks, [0.5 + 0.5 * k for k in range(18)], 9.6)
+    listener = Listener(seconds=14.0, stall=4.0)
+    listener.wait_for("ready")
+    player = subprocess.Popen(["paplay", str(clicks)])
+    time.sleep(3.5)
+    os.kill(listener.proc.pid, signal.SIGSTOP)  # a CPU hog starves it completely
+    time.sleep(2.0)
+    os.kill(listener.proc.pid, signal.SIGCONT)
+    player.wait(30)
+    events = listener.finish()
+    overflows = [e for e in events if e["event"] == "Overflow"]
+    end = events[-1]
+    assert overflows, "the stall overflowed the input but nothing was reported"
+    assert end["overflows"] >= 1
+    on = np.array(listener.onsets())
+    # Clicks heard after the stall are still on the 0.5 s grid of those before it:
+    # the lost audio came back as silence of the right length.
+    phase = (on - on[0] + 0.25) % 0.5 - 0.25
+    print(f"\noverflow: {end['overflows']} overflows, {end['repaired']:.3f} s of lost audio "
+          f"put back; click phase errors (ms) {np.round(phase * 1000, 1).tolist()}")
+    # Where exactly in the burst the hole was is unknown here (the pulse
+    # plugin's timestamps are unusable), so a click right at it may be
+    # misplaced; all others are on the grid.
+    off = np.flatnonzero(np.abs(phase) >= 0.03)
+    assert len(off) <= 1, phase
+    if len(off):
+        assert abs(on[off[0]] - overflows[0]["t"]) < 2.0, (on, overflows)
+    assert np.all(np.abs(phase[on > overflows[0]["t"] + 2.0]) < 0.03)
+    assert end["repaired"] > 0.3
+    # Some clicks were lost with the audio, the rest heard.
+    assert 10 <= len(on) <= 18
+
+
+# -- the journal -----------------------------------------------------------------------
+FAIL_JOURNAL = r"""
+import errno, os, sys
+import voicehost.journal as journal
+after, code = int(sys.argv[1]), getattr(errno, sys.argv[2])
+real_write, writes = os.write, [0]
+def write(fd, data):
+    if data.startswith(b'{"type"'):
+        writes[0] += 1
+        if writes[0] > after:
+            raise OSError(code, os.strerror(code))
+    return real_write(fd, data)
+journal.os.write = write
+from voicehost.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "voicehost", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def _final(out: str) -> dict:
+    return json.loads(out[out.index("{\n"):])
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> tuple[dict, list[dict]]:
+    from voicehost.journal import read_journal
+
+    path = tmp_path_factory.mktemp("whole") / "whole.jsonl"
+    out = cli("drakkar", "--input", str(WIN_WAV), "--declarations", str(WIN_SIDE),
+              "--journal", str(path), "--quiet", "--json")
+    assert out.returncode == 0, out.stderr
+    return _final(out.stdout), read_journal(path)[1]
+
+
+@pytest.mark.parametrize("errname, words", [("ENOSPC", "full"), ("EROFS", "read-only")])
+def test_journal_disk_full_or_read_only_mid_game_loses_nothing(errname, words, tmp_path,
+                                                              uninterrupted):
+    from voicehost.journal import read_journal
+
+    final, events = uninterrupted
+    path = tmp_path / "game.jsonl"
+    k = 5
+    done = subprocess.run(
+        [sys.executable, "-c", FAIL_JOURNAL, str(k), errname, "drakkar", "--input", str(WIN_WAV),
+         "--declarations", str(WIN_SIDE), "--journal", str(path), "--quiet"],
+        capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("voicehost: error:"), done.stderr
+    assert words in lines[0] and str(path) in lines[0]
+    # Every event the host acted on is on disk, intact, and no more.
+    _, kept, torn = read_journal(path)
+    assert torn is None and kept == events[:k]
+    # Space freed: resuming finishes the game as if nothing had happened.
+    out = cli("resume", str(path), "--quiet", "--json")
+    assert out.returncode == 0, out.stderr
+    assert _final(out.stdout)["final"] == final["final"]
+
+
+def test_journal_on_a_read_only_place_is_refused_before_the_game_starts(tmp_path):
+    script = FAIL_JOURNAL.replace("journal.os.write = write", """
+real_open = os.open
+def ro_open(path, flags, *a):
+    if str(path).endswith(".jsonl"):
+        raise OSError(errno.EROFS, "Read-only file system")
+    return real_open(path, flags, *a)
+journal.os.open = ro_open""")
+    path = tmp_path / "game.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", script, "0", "EROFS", "drakkar", "--input", str(WIN_WAV),
+         "--declarations", str(WIN_SIDE), "--journal", str(path), "--quiet"],
+        capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "read-only" in done.stderr
+    assert "The voyage" not in done.stdout  # no game was hosted without its journal
+
+
+# -- crashes -----------------------------------------------------------------------------
+CRASH_AT = r"""
+import os, signal, sys
+import voicehost.journal as journal
+at, torn = int(sys.argv[1]), sys.argv[2] == "torn"
+real_write, writes = os.write, [0]
+def write(fd, data):
+    if data.startswith(b'{"type"'):
+        writes[0] += 1
+        if writes[0] == at:
+            if torn:  # the plug is pulled half-way through the line
+                real_write(fd, data[: len(data) // 2])
+                os.kill(os.getpid(), signal.SIGKILL)
+            n = real_write(fd, data)
+            os.fsync(fd)
+            os.kill(os.getpid(), signal.SIGKILL)
+            return n
+    return real_write(fd, data)
+journal.os.write = write
+from voicehost.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+def _crash_points(n_events: int) -> list[tuple[int, bool]]:
+    seed = int(os.environ.get("VOICEHOST_CRASH_SEED", "20261202"))
+    rng = random.Random(seed)
+    points = sorted(rng.sample(range(1, n_events + 1), 3))
+    return [(k, False) for k in points] + [(rng.randrange(1, n_events + 1), True)]
+
+
+def test_a_crash_at_random_events_resumes_to_the_same_state(tmp_path, uninterrupted):
+    from voicehost.games import drakkar
+    from voicehost.journal import journal_to_record, read_journal
+
+    final, events = uninterrupted
+    points = _crash_points(len(events))
+    print(f"\ncrash points (event, torn): {points}")
+    for at, torn in points:
+        path = tmp_path / f"crash_{at}_{torn}.jsonl"
+        done = subprocess.run(
+            [sys.executable, "-c", CRASH_AT, str(at), "torn" if torn else "whole", "drakkar",
+             "--input", str(WIN_WAV), "--declarations", str(WIN_SIDE), "--journal", str(path),
+             "--quiet"],
+            capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        assert done.returncode == -signal.SIGKILL, done.stderr
+        header, kept, torn_at = read_journal(path)
+        assert len(kept) == (at - 1 if torn else at)
+        assert (torn_at is not None) == torn
+        out = cli("resume", str(path), "--quiet", "--json")
+        assert out.returncode == 0, f"crash at event {at} ({torn}): {out.stderr}"
+        assert _final(out.stdout)["final"] == final["final"], f"crash at event {at}"
+        h2, e2, t2 = read_journal(path)
+        assert t2 is None
+        key = lambda e: (e["type"], e.get("player"), e.get("card"), e.get("slot"))  # noqa: E731
+        assert [key(e) for e in e2] == [key(e) for e in events]
+        whole = drakkar.replay(journal_to_record(h2, events)).state
+        assert drakkar.state_to_dict(drakkar.replay(journal_to_record(h2, e2)).state) == \
+            drakkar.state_to_dict(whole)
