@@ -280,3 +280,14 @@ def test_a_phone_tap_is_a_declaration_on_the_host_clock():
     assert (decl.t, decl.player, decl.card, decl.slot, decl.source) == (7.25, "bo", "kraken", 2,
                                                                         "phone")
     assert phone_declaration(PhoneDeclaration("bo", "kraken", None, 7.25, None, 7.3, "x2")) is None
+
+
+def test_the_tracker_learns_the_new_song_as_soon_as_a_key_press_arrives():
+    deck = ["kraken"] + ["rower:red"] * 15
+    host = DrakkarHost(_state(deck), Announcer(quiet=True, silent=True), intro=False)
+    host.bar_starts = [1.0, 3.0, 5.0]
+    host.clock = 6.6
+    host.declare(Declaration(6.55, None, "kraken", 2, source="keyboard"))
+    host._step()
+    assert not host.plays  # not judged yet: its audio is not all in
+    assert host.tracker.tums == 2  # (not locked yet, so the song applies at once)

@@ -474,6 +474,9 @@ class DrakkarHost:
     def _announce_song_early(self, decl: Declaration) -> None:
         if decl.type == DISCARD or self.phase(decl.t)[0] != GAME:
             return
+        if decl.player is None:  # a key press: the active player's
+            decl = Declaration(decl.t, self.state.turn, decl.card, decl.slot, decl.type,
+                               decl.source)
         card = self._card(decl, quiet=True)
         if card is None or drakkar.check_play(self.state, decl.player, card, decl.slot):
             return
