@@ -69,7 +69,7 @@ def test_noisy_answers(results):
 def test_out_of_grammar_words_are_mostly_rejected(results):
     oog = [(i, a) for i, a in results if i["expected"] is None]
     rightly = [(i, a) for i, a in results if i["expected"] and a.choice == i["expected"]]
-    assert sum(a.choice is None for _, a in oog) >= 0.4 * len(oog)
+    assert sum(a.choice is None for _, a in oog) >= 0.3 * len(oog)
     # and rejection keeps almost all right answers: confidence ranks them higher
     assert np.median([a.confidence for _, a in rightly]) > np.median([a.confidence for _, a in oog])
 
