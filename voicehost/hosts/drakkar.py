@@ -62,10 +62,9 @@ from __future__ import annotations
 
 import math
 import random
-import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from voicehost.audio.judge import SLAP_SEARCH, Judge, Verdict
 from voicehost.games import drakkar
@@ -78,67 +77,25 @@ from voicehost.hosts.drakkar_declarations import (
     load_sidecar,
     resolve_card,
 )
+from voicehost.hosts.drakkar_song import (  # noqa: F401  (re-exported)
+    GAME,
+    STOPPED,
+    WARMUP,
+    WARMUP_BARS,
+    WORDS,
+    _cap,
+    danger_names,
+    phase_at,
+    song_words,
+    wrong_song_line,
+)
+from voicehost.hosts.drakkar_timing import JudgedPlay, PlayerTiming, timing_summary  # noqa: F401
 
 #: Seconds of audio after a declaration before it is judged: the slap
 #: search window plus the onset detector's look-ahead and back-tracking.
 JUDGE_DELAY = SLAP_SEARCH + 0.1
 #: How often (s of sample clock) the chant tracker is told the time.
 TICK = 0.1
-#: Bars of warm-up after the song (re)starts; the game starts on the next one.
-WARMUP_BARS = 2
-
-WORDS = {1: "one", 2: "two", 3: "three"}
-
-WARMUP = "warmup"
-STOPPED = "stopped"
-GAME = "game"
-
-
-@dataclass
-class JudgedPlay:
-    """A play the rules took (accepted or refused by them), with its verdict."""
-
-    t: float
-    player: str
-    card: str
-    slot: int
-    timing: str
-    verdict: Verdict | None
-    mistake: str | None = None
-
-    @property
-    def offset_ms(self) -> float | None:
-        return None if self.verdict is None else self.verdict.offset_ms
-
-
-@dataclass
-class PlayerTiming:
-    """A player's accuracy over their judged plays, as rhythm games show it."""
-
-    player: str
-    plays: int
-    on_beat: int
-    mean_ms: float | None
-    spread_ms: float | None
-
-    def say(self) -> str:
-        name = self.player[:1].upper() + self.player[1:]
-        if not self.plays or self.mean_ms is None:
-            return f"{name}: no judged play."
-        if round(self.mean_ms) == 0:
-            average = "right on the beat on average"
-        else:
-            early = "late" if self.mean_ms > 0 else "early"
-            average = f"average {abs(self.mean_ms):.0f} ms {early}"
-        return (f"{name}: {self.on_beat} of {self.plays} on the beat, {average}, "
-                f"spread {self.spread_ms:.0f} ms.")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"player": self.player, "plays": self.plays, "on_beat": self.on_beat,
-                "mean_ms": None if self.mean_ms is None else round(self.mean_ms, 1),
-                "spread_ms": None if self.spread_ms is None else round(self.spread_ms, 1)}
-
-
 @dataclass
 class DrakkarResult:
     """How a hosted game went: final state, plays, timing and what was said."""
@@ -172,88 +129,6 @@ class DrakkarResult:
             "heard": self.heard,
             "final": drakkar.replay_output(drakkar.Replay(self.state)),
         }
-
-
-def timing_summary(players: Sequence[str], plays: Iterable[JudgedPlay]) -> list[PlayerTiming]:
-    """Mean offset and spread (population standard deviation) per player, in ms."""
-    plays = list(plays)
-    out = []
-    for p in players:
-        offs = [x.offset_ms for x in plays if x.player == p and x.offset_ms is not None]
-        on = sum(1 for x in plays if x.player == p and x.verdict is not None
-                 and x.verdict.verdict == "on_beat")
-        n = sum(1 for x in plays if x.player == p and x.verdict is not None)
-        mean = statistics.fmean(offs) if offs else None
-        spread = statistics.pstdev(offs) if len(offs) > 1 else (0.0 if offs else None)
-        out.append(PlayerTiming(p, n, on, mean, spread))
-    return out
-
-
-def phase_at(t: float, bar_starts: Sequence[float], stops: Sequence[float],
-             stop_requests: Sequence[float], onsets: Sequence[float] = (),
-             bar_len: float | None = None) -> tuple[str, int]:
-    """Where the song is at time ``t``: warm-up, stopped (waiting), or game.
-
-    Returns the phase and the number of bars begun since the song last
-    (re)started. ``stops`` are the times the tracker heard the song stop,
-    ``stop_requests`` the times the host stopped it (a mistake, a lookout).
-    The tracker needs most of a bar to lock, so it may report its first bar
-    start one bar late: with ``onsets`` (all onset times) and ``bar_len``,
-    bars sung before the first reported bar start (an onset one or two bar
-    lengths before it) are counted too.
-    """
-    last_stop = max((s for s in stops if s <= t), default=-math.inf)
-    requests = [r for r in stop_requests if last_stop < r < t]
-    # The song restarts where it stopped, or where the host stopped it if the
-    # tracker has not heard it stop yet (a table that sings on after "Stop!"
-    # warms up again with the bars it sings).
-    start = max([last_stop] + requests)
-    since = [b for b in bar_starts if start < b <= t + 1e-6]
-    bars = len(since)
-    if requests and bars == 0:
-        return STOPPED, 0
-    if since and bar_len:
-        # A bar sung before the first one reported starts one bar length
-        # earlier, with an onset there ("Drak"); a stray sound elsewhere
-        # (the room, a chair) does not count.
-        for k in range(1, WARMUP_BARS + 1):
-            due = since[0] - k * bar_len
-            if due <= start or not any(abs(o - due) <= 0.12 for o in onsets):
-                break
-            bars += 1
-    return (GAME if bars > WARMUP_BARS else WARMUP), bars
-
-
-def song_words(tums: int, reversed: bool = False) -> str:
-    tum = " ".join(["Tum"] * tums)
-    return f"{tum} Drakkar" if reversed else f"Drakkar {tum}"
-
-
-def _cap(name: str) -> str:
-    return name[:1].upper() + name[1:]
-
-
-def danger_names(state: DrakkarState) -> list[str]:
-    names = []
-    for card in state.tops():
-        if card is not None and card.kind.value in ("goblin", "kraken", "dragon"):
-            names.append(card.spoken)
-    return names
-
-
-def wrong_song_line(state: DrakkarState, heard: int) -> str:
-    """"You are singing three Tums: the ship has a Kraken, sing Drakkar Tum Tum"."""
-    song = state.song
-    dangers = danger_names(state)
-    if dangers:
-        why = "the ship has " + " and ".join(f"a {d}" for d in dangers)
-    else:
-        why = "the ship has no danger"
-    sing = song_words(song.tums, song.reversed)
-    if heard not in WORDS:  # the tracker lost count: do not quote a number nobody sang
-        return f"That is not the song: {why}, sing {sing}."
-    tums = f"{WORDS[heard]} Tum" + ("" if heard == 1 else "s")
-    return f"You are singing {tums}: {why}, sing {sing}."
 
 
 class DrakkarHost:
