@@ -147,7 +147,7 @@ for i, b in enumerate(src.blocks()):
     if b.end / b.rate >= seconds:
         break
 src.close()
-say("end", clock=src.now, repaired=src.stats.repaired_seconds, overflows=src.stats.overflows)
+say("end", clock=src.delivered, repaired=src.stats.repaired_seconds, overflows=src.stats.overflows)
 """
 
 

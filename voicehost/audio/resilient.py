@@ -187,6 +187,7 @@ class ResilientSource:
         self._closed = threading.Event()
         self._reader: BlockReader | None = None
         self._emitted = 0
+        self._last_arrival = 0.0
         self._overflows_seen = 0
         self._baseline: float | None = None  # smallest lateness of a block (s)
         self._inserted_source = 0.0  # silence put in for this source's losses (s)
@@ -195,9 +196,18 @@ class ResilientSource:
 
     # -- the sample clock --------------------------------------------------------
     @property
-    def now(self) -> float:
+    def delivered(self) -> float:
         """Seconds of audio delivered so far: the sample clock at the consumer."""
         return self._emitted / self.rate
+
+    def now(self) -> float:
+        """The sample clock now: the last block's end plus the time since it was recorded.
+
+        Other inputs (a key press, a phone's tap) are stamped with it; it
+        counts on through an outage like the silence that fills it.
+        """
+        since = self._clock() - self._last_arrival if self._last_arrival else 0.0
+        return self._emitted / self.rate + min(max(since, 0.0), 1.0)
 
     def _emit(self, samples: np.ndarray) -> Block:
         block = Block(self._emitted, samples, self.rate)
@@ -245,6 +255,7 @@ class ResilientSource:
                 break
             if block is not None:
                 last_audio = self._clock()
+                self._last_arrival = self._reader.arrival
                 yield from self._deliver(block, self._reader.arrival)
                 continue
             if not reason:
@@ -303,7 +314,7 @@ class ResilientSource:
             new = total - self._overflows_seen
             self._overflows_seen = total
             self.stats.overflows += new
-            self._report(Overflow(self.now, new, self.stats.overflows,
+            self._report(Overflow(self.delivered, new, self.stats.overflows,
                                   float(getattr(stats, "gap_seconds", 0.0))))
             return True
         return False
@@ -315,7 +326,7 @@ class ResilientSource:
         for b, _ in self._held:  # audio heard before the device went
             yield self._emit(b.samples)
         self._held = []
-        lost_at = self.now
+        lost_at = self.delivered
         self.stats.losses += 1
         self._report(DeviceLost(lost_at, reason))
         if self._reader is not None:
@@ -330,6 +341,7 @@ class ResilientSource:
             while due >= self.blocksize:
                 silence_sent += self.blocksize
                 due -= self.blocksize
+                self._last_arrival = last_audio + silence_sent / self.rate
                 yield self._emit(np.zeros(self.blocksize, dtype=np.float32))
             if self.max_outage is not None and self._clock() - last_audio > self.max_outage:
                 raise DeviceError(f"the input device has been gone for {self.max_outage:g} s "
@@ -361,6 +373,7 @@ class ResilientSource:
             self._baseline, self._inserted_source, self._held = None, 0.0, []
             self.stats.reconnects += 1
             self.stats.gap_seconds += silence_sent / self.rate
-            self._report(DeviceBack(self.now, silence_sent / self.rate, attempts))
+            self._last_arrival = arrived
+            self._report(DeviceBack(self.delivered, silence_sent / self.rate, attempts))
             yield self._emit(first.samples)
             return

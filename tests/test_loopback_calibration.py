@@ -1,0 +1,128 @@
+"""Calibration arithmetic on signals with a known answer (no sound card needed).
+
+The loopback tests check ``voicehost calibrate`` against a real sound
+server; these check that the numbers it prints are right: a click train
+delayed by a known number of samples, in noise, through a band-limited
+path, is measured at that delay; a missing train is an error, not a number.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from voicehost.audio.calibration import (
+    SILENCE_DBFS,
+    CalibrationError,
+    click_train,
+    measure_latency,
+    noise_floor,
+)
+
+RATE = 16000
+
+
+def _heard(delay_s: float, play_at: float = 1.0, noise: float = 0.0, gain: float = 1.0,
+           seed: int = 0) -> tuple[np.ndarray, object]:
+    train = click_train(RATE)
+    start = int(round((play_at + delay_s) * RATE))
+    x = np.zeros(start + len(train.signal) + RATE, np.float32)
+    x[start : start + len(train.signal)] += gain * train.signal
+    if noise:
+        x += (noise * np.random.default_rng(seed).standard_normal(len(x))).astype(np.float32)
+    return x, train
+
+
+@pytest.mark.parametrize("delay_ms", [0.0, 1.25, 12.0, 87.5, 450.0])
+def test_latency_is_the_delay_of_the_clicks(delay_ms):
+    x, train = _heard(delay_ms / 1000)
+    lat = measure_latency(x, train, play_at=1.0)
+    assert lat.latency * 1000 == pytest.approx(round(delay_ms * 16) / 16, abs=0.07)
+    assert len(lat.per_click) == len(train.clicks)
+    assert lat.jitter < 1e-4
+    assert lat.clarity > 2
+
+
+def test_latency_in_room_noise_through_a_band_limited_quiet_path():
+    import soxr
+
+    x, train = _heard(0.0315, noise=0.02, gain=0.2)
+    # An 8 kHz leg on the way (a cheap headset) and back.
+    x = soxr.resample(soxr.resample(x, RATE, 8000), 8000, RATE).astype(np.float32)
+    lat = measure_latency(x, train, play_at=1.0)
+    assert lat.latency == pytest.approx(0.0315, abs=0.0005)
+    assert lat.jitter < 0.0005
+
+
+def test_clicks_that_never_came_back_are_an_error_not_a_number():
+    x = (0.05 * np.random.default_rng(1).standard_normal(RATE * 6)).astype(np.float32)
+    with pytest.raises(CalibrationError, match="did not come back"):
+        measure_latency(x, click_train(RATE), play_at=1.0)
+    with pytest.raises(CalibrationError, match="did not come back"):
+        measure_latency(np.zeros(RATE * 6, np.float32), click_train(RATE), play_at=1.0)
+
+
+def test_a_recording_too_short_for_the_clicks_says_so():
+    with pytest.raises(CalibrationError, match="ended before"):
+        measure_latency(np.zeros(RATE, np.float32), click_train(RATE), play_at=0.9)
+
+
+def test_the_train_has_one_unambiguous_lag():
+    """Irregular gaps: shifted by any whole gap, the train matches itself poorly."""
+    train = click_train(RATE)
+    gaps = np.diff(train.clicks)
+    assert len(set(np.round(gaps, 3))) == len(gaps)
+    x, _ = _heard(0.2)
+    assert measure_latency(x, train, play_at=1.0).clarity > 3
+
+
+def test_nan_samples_do_not_poison_the_measurement():
+    x, train = _heard(0.05, noise=0.001)
+    x[100:110] = np.nan
+    assert measure_latency(x, train, play_at=1.0).latency == pytest.approx(0.05, abs=1e-4)
+
+
+@pytest.mark.parametrize("level_db", [-20.0, -40.0, -60.0])
+def test_noise_floor_is_the_rooms_level_in_dbfs(level_db):
+    rms = 10 ** (level_db / 20)
+    x = (rms * np.random.default_rng(2).standard_normal(RATE * 2)).astype(np.float32)
+    x[RATE // 2 : RATE // 2 + 800] = 0.9  # a door slams: the median ignores it
+    assert noise_floor(x, RATE) == pytest.approx(level_db, abs=0.5)
+
+
+def test_noise_floor_of_digital_silence_and_of_too_little_audio():
+    assert noise_floor(np.zeros(RATE, np.float32), RATE) == SILENCE_DBFS
+    with pytest.raises(CalibrationError, match="too little"):
+        noise_floor(np.zeros(100, np.float32), RATE)
+
+
+def test_the_resilient_clock_now_runs_between_blocks():
+    """``now()`` (stamps key presses) is the last block's end plus the time since it came."""
+    import time
+
+    from voicehost.audio.blocks import Block
+    from voicehost.audio.resilient import ResilientSource
+
+    class Steady:
+        def __init__(self):
+            self.stop = False
+
+        def blocks(self):
+            i = 0
+            while not self.stop:
+                time.sleep(0.01)
+                yield Block(i * 160, np.zeros(160, np.float32))
+                i += 1
+
+        def close(self):
+            self.stop = True
+
+    src = ResilientSource(Steady, blocksize=160)
+    seen = []
+    for b in src.blocks():
+        seen.append((b.end / 16000, src.now()))
+        if len(seen) >= 20:
+            break
+    src.close()
+    for end, now in seen:
+        assert end <= now < end + 0.2
