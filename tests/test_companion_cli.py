@@ -134,3 +134,57 @@ def test_live_drakkar_with_two_phones(pulse, browser):
         for phone in phones:
             phone.close()
         term.close()
+
+
+def test_live_sunken_sailor_deals_each_role_to_its_phone_only(pulse, browser):
+    """``voicehost sailor --cards phones`` up to the first deal: three browser phones
+    join, each reads its own role, and what the host says (printed with --quiet)
+    holds no secret."""
+    from playwright.sync_api import expect
+
+    players = {"ann": "red", "bo": "blue", "cy": "green"}
+    term = Terminal("sailor", "--cards", "phones", "--bind", "127.0.0.1", "--players",
+                    ",".join(f"{n}:{c}" for n, c in players.items()), "--quiet",
+                    "--input-device", "pulse", "--seed", "1")
+    phones = {}
+    try:
+        m = term.wait_for(r"open (http://127\.0\.0\.1:\d+) and enter the join code ([A-Z]{4})")
+
+        class Table:
+            join_url = f"{m.group(1)}/#code={m.group(2)}"
+
+        for name, colour in players.items():
+            phone = phones[name] = Phone(browser, Table)
+            phone.page.goto(Table.join_url)
+            phone.page.get_by_role("radio", name=f"{name} ({colour})").check()
+            phone.page.get_by_role("button", name="Sit down").click()
+            phone.expect_seated(f"{name}, {colour}")
+        term.wait_for("Your roles are on your phones")
+        secrets_seen = {}
+        for name, phone in phones.items():
+            page = phone.page
+            expect(page.locator("#status")).to_contain_text("Round 1: your role has arrived")
+            page.locator("#reveal").focus()
+            page.keyboard.down("Space")
+            expect(page.locator("#secret")).to_contain_text("You are")
+            secrets_seen[name] = page.locator("#secret").inner_text()
+            page.keyboard.up("Space")
+            expect(page.locator("#secret")).to_be_empty()
+        drunk = [n for n, text in secrets_seen.items() if "Drunken Sailor" in text]
+        assert len(drunk) == 1
+        words = {re.search(r"The secret word is (.+)\.", text).group(1)
+                 for n, text in secrets_seen.items() if n not in drunk}
+        assert len(words) == 1
+        word = words.pop()
+        assert word.lower() not in secrets_seen[drunk[0]].lower()
+        # What the host said (printed with --quiet) holds no word, no story line, no role.
+        said = term.text.lower()
+        assert word.lower() not in said
+        for name, text in secrets_seen.items():
+            line = re.search(r"Your story line: (.+)", text)
+            assert line is None or line.group(1).strip().lower() not in said
+        assert "drunken" not in said
+    finally:
+        for phone in phones.values():
+            phone.close()
+        term.close()
