@@ -199,13 +199,14 @@ def fresh_start(recognizer: Any) -> None:
     at the same spot of a recording; resetting the mean alone was not
     enough). Re-initialising the feature front end before every utterance
     makes an answer's reading a function of its audio, which the fixtures
-    and a resumed game rely on. Other backends have no decoder and are left
-    alone.
+    and a resumed game rely on. Every PocketSphinx decoder the recogniser
+    holds is reset (it may keep several); other backends have none and are
+    left alone.
     """
-    decoder = getattr(recognizer, "_decoder", None)
-    if decoder is None:
-        return
-    try:
-        decoder.reinit_feat()
-    except Exception:  # another pocketsphinx version: keep its own behaviour
-        pass
+    for decoder in list(vars(recognizer).values()):  # the grammar decoder, the phone loop...
+        if decoder is None or not hasattr(decoder, "reinit_feat"):
+            continue
+        try:
+            decoder.reinit_feat()
+        except Exception:  # another pocketsphinx version: keep its own behaviour
+            pass
