@@ -291,3 +291,13 @@ def test_the_tracker_learns_the_new_song_as_soon_as_a_key_press_arrives():
     host._step()
     assert not host.plays  # not judged yet: its audio is not all in
     assert host.tracker.tums == 2  # (not locked yet, so the song applies at once)
+
+
+def test_the_table_is_told_when_the_microphone_goes_and_comes_back():
+    from voicehost.audio.resilient import DeviceBack, DeviceLost, Overflow
+    from voicehost.hosts.drakkar_run import device_line
+
+    assert "microphone went away" in device_line(DeviceLost(3.0, "unplugged"), "Drakkar Tum")
+    assert device_line(DeviceBack(9.0, 6.0, 3), "Drakkar Tum") == (
+        "I hear you again. Warm up twice: Drakkar Tum.")
+    assert device_line(Overflow(4.0, 1, 1, 0.1), "Drakkar Tum") is None

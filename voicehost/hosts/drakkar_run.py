@@ -197,7 +197,8 @@ def _recording(args, players) -> int:
 
 
 # -- live ------------------------------------------------------------------------
-def _mic(device) -> Any:
+def _mic(device, on_event=None) -> Any:
+    """The microphone, wrapped so a device that goes away does not end the game."""
     try:
         from voicehost.audio.microphone import MicrophoneSource
     except ImportError:
@@ -206,7 +207,28 @@ def _mic(device) -> Any:
     spec: Any = device
     if isinstance(device, str) and device.isdigit():
         spec = int(device)
-    return MicrophoneSource(spec)
+    first = MicrophoneSource(spec)  # an unknown device is a one-line error now
+    try:
+        from voicehost.audio.resilient import ResilientSource
+    except ImportError:
+        return first
+    opened = [first]
+
+    def open_source():
+        return opened.pop() if opened else MicrophoneSource(spec)
+
+    return ResilientSource(open_source, rate=first.rate, blocksize=first.blocksize,
+                           on_event=on_event)
+
+
+def device_line(event: Any, song: str) -> str | None:
+    """What the host says when the microphone goes away or comes back."""
+    name = type(event).__name__
+    if name == "DeviceLost":
+        return "I cannot hear the table: the microphone went away. Wait while I look for it."
+    if name == "DeviceBack":
+        return f"I hear you again. Warm up twice: {song}."
+    return None
 
 
 class Keyboard:
@@ -323,10 +345,20 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
         raise DeviceError("live play reads declarations from the keyboard, but standard "
                           "input is not a terminal; run it in a terminal, use --cards phones, "
                           "or host a recording with --input WAV --declarations JSON.")
-    mic = _mic(args.input_device)
+    holder: dict[str, DrakkarHost] = {}
+
+    def on_device(event: Any) -> None:
+        host = holder.get("host")
+        if host is None:
+            return
+        song = host.state.song
+        line = device_line(event, song_words(song.tums, song.reversed))
+        if line:
+            host.say(line, host.clock, "stop")
+
+    mic = _mic(args.input_device, on_device)
     mute = MuteWindows()
     announcer = make_announcer(args.quiet, args.output_device, mute)
-    holder: dict[str, DrakkarHost] = {}
     if announcer.voice is not None:
         # Speak on a thread (the microphone keeps being read), and during the
         # song only what the table must hear: the host's voice deafens the
