@@ -259,6 +259,17 @@ def test_drakkar_tap_is_a_declaration_on_the_host_clock_within_the_reported_erro
             verdict = Judge("normal").judge(decl.t, [middle + 0.05])
             assert verdict.verdict == "on_beat"
             page.wait_for_timeout(150)
+        # Above the hand limit (Inhospitable Island) the page offers a discard.
+        expect(page.get_by_role("button", name="Discard the chosen card")).to_be_hidden()
+        comp.publish_private("ann", {"hand": ["rower:red", "kraken", "warrior:yellow"],
+                                     "turn": "bo", "your_turn": False, "discard": 1})
+        expect(page.locator("#discard-help")).to_have_text(
+            "You hold 1 card too many: choose one and discard it.")
+        page.get_by_role("button", name="Red rower").click()
+        page.get_by_role("button", name="Discard the chosen card").click()
+        decl = until(comp.take_declarations)[0]
+        assert (decl.player, decl.card, decl.slot, decl.kind) == ("ann", "rower:red", None,
+                                                                  "discard")
         print("tap: |error| vs bracketed truth, reported bound, truth half-width (ms):",
               [tuple(round(x * 1000, 3) for x in e) for e in errors])
         expect(page.locator("#played")).to_contain_text("the host has it at")
@@ -294,8 +305,9 @@ def test_pages_pass_axe_with_aaa_contrast(browser):
                 page.keyboard.up("Space")
             else:
                 comp.publish_private("ann", {"hand": ["rower:red", "crossbow:yellow"],
-                                             "turn": "bo", "your_turn": False})
+                                             "turn": "bo", "your_turn": False, "discard": 1})
                 page.get_by_role("button", name="Red rower").click()
+                expect(page.get_by_role("button", name="Discard the chosen card")).to_be_visible()
                 checked.append(("hand", axe.run(page, options=options)))
             for where, result in checked:
                 assert result.violations_count == 0, (game, where, result.generate_report())

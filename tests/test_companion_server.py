@@ -224,6 +224,12 @@ def test_clock_pings_and_a_declaration_on_the_host_clock(table):
                             "t": tap_phone}))
         ack = receive(ws, "ack")
         assert abs(ack["t"] - 1009.95) <= ack["error"]
+        ws.send(json.dumps({"type": "play", "kind": "discard", "id": "d", "card": "kraken",
+                            "slot": 2, "t": tap_phone}))
+        assert receive(ws, "ack")["id"] == "d"
+        ws.send(json.dumps({"type": "play", "kind": "steal", "id": "e", "card": "kraken",
+                            "t": tap_phone}))
+        assert receive(ws, "refused")["message"] == "Play or discard a card."
         # The same tap again (a resend after a reconnect) is not a second play.
         ws.send(json.dumps({"type": "play", "id": "b", "card": "rower:red", "slot": 3,
                             "t": tap_phone}))
@@ -231,11 +237,12 @@ def test_clock_pings_and_a_declaration_on_the_host_clock(table):
         ws.send(json.dumps({"type": "play", "id": "c", "card": "rower:red", "slot": 7,
                             "t": tap_phone}))
         assert receive(ws, "refused")["message"] == "A section is 1, 2 or 3."
-    assert [(d.player, d.card, d.slot) for d in got] == [("ann", "kraken", 2),
-                                                          ("ann", "rower:red", 3)]
+    assert [(d.player, d.card, d.slot, d.kind) for d in got] == [
+        ("ann", "kraken", 2, "play"), ("ann", "rower:red", 3, "play"),
+        ("ann", "kraken", None, "discard")]
     player, card, slot, t = got[1]
     assert abs(t - 1009.95) <= got[1].error
-    assert [d.id for d in comp.take_declarations()] == ["a", "b"]
+    assert [d.id for d in comp.take_declarations()] == ["a", "b", "d"]
     assert comp.take_declarations() == []
     report = comp.clock_report()  # the page is closed: its last estimate is kept
     assert report["ann"].delay == pytest.approx(0.006)
@@ -287,11 +294,17 @@ def test_hand_sync_publishes_each_hand_to_its_player_when_it_changes():
     sync.sync(State)
     sync.sync(State)
     assert sent == [("ann", drakkar_hand(State, "ann")), ("bo", drakkar_hand(State, "bo"))]
-    assert sent[0][1] == {"hand": ["rower:red", "kraken"], "turn": "ann", "your_turn": True}
+    assert sent[0][1] == {"hand": ["rower:red", "kraken"], "turn": "ann", "your_turn": True,
+                          "discard": 0}
     State.hands = {"ann": ["rower:red"], "bo": ["dragon"]}
     sync.sync(State)
-    assert sent[-1] == ("ann", {"hand": ["rower:red"], "turn": "ann", "your_turn": True})
+    assert sent[-1] == ("ann", {"hand": ["rower:red"], "turn": "ann", "your_turn": True,
+                                "discard": 0})
     assert len(sent) == 3
+    State.hand_limit = 0  # an island lowered the limit: bo must let a card go
+    sync.sync(State)
+    assert sent[-1] == ("bo", {"hand": ["dragon"], "turn": "ann", "your_turn": False,
+                               "discard": 1})
 
 
 def test_port_in_use_and_bad_address_are_one_sentence_errors():

@@ -52,6 +52,7 @@ class PhoneDeclaration:
     error: float | None
     received: float
     id: str
+    kind: str = "play"  # or "discard" (a card let go above the hand limit; no slot)
 
     def __iter__(self):
         """Unpacks as ``(player, card, slot, t)``."""
@@ -429,6 +430,11 @@ class Companion:
         phone_t = message.get("t")
         if not isinstance(card, str) or not card or len(card) > MAX_CARD:
             return {"type": "refused", "id": did, "message": "Choose a card first."}
+        kind = message.get("kind", "play")
+        if kind not in ("play", "discard"):
+            return {"type": "refused", "id": did, "message": "Play or discard a card."}
+        if kind == "discard":
+            slot = None
         if slot is not None and (isinstance(slot, bool) or slot not in (1, 2, 3)):
             return {"type": "refused", "id": did, "message": "A section is 1, 2 or 3."}
         with self._lock:
@@ -453,7 +459,7 @@ class Companion:
                 # Nothing is heard before it happens: a late-synced clock cannot
                 # put a tap after its own arrival.
                 t = min(t, received)
-            decl = PhoneDeclaration(seat.name, card, slot, t, error, received, did)
+            decl = PhoneDeclaration(seat.name, card, slot, t, error, received, did, kind)
             self._declarations.append(decl)
             callbacks = list(self._decl_callbacks)
         for cb in callbacks:

@@ -39,10 +39,16 @@ def publish_sailor_roles(companion: Companion, round_: Any) -> None:
 
 
 def drakkar_hand(state: Any, player: str) -> dict:
-    """One player's hand for the Drakkar page (``state.hands``, ``state.turn``)."""
+    """One player's hand for the Drakkar page (``state.hands``, ``state.turn``).
+
+    ``discard`` is how many cards the player holds above ``state.hand_limit``
+    (Inhospitable Island): the page then offers to discard the chosen card.
+    """
     turn = getattr(state, "turn", None)
-    return {"hand": [str(card) for card in state.hands.get(player, ())],
-            "turn": turn, "your_turn": turn == player}
+    hand = [str(card) for card in state.hands.get(player, ())]
+    limit = getattr(state, "hand_limit", None)
+    extra = max(0, len(hand) - limit) if isinstance(limit, int) else 0
+    return {"hand": hand, "turn": turn, "your_turn": turn == player, "discard": extra}
 
 
 @dataclass

@@ -287,15 +287,20 @@ function renderHand() {
     : "No cards yet: wait for the host to deal.";
 }
 
-function declare(slot, stamp) {
+function declare(slot, stamp, kind) {
   if (!state.selected) { say("Choose a card first."); return; }
   // The origin lets the host place a tap that waits across a reload (a new clock).
-  const d = { type: "play", id: newId(), card: state.selected, slot, t: stamp / 1000,
-              origin: performance.timeOrigin };
+  const d = { type: "play", kind: kind || "play", id: newId(), card: state.selected, slot,
+              t: stamp / 1000, origin: performance.timeOrigin };
   state.pending.push(d);
   savePending();
   send(d);
-  $("played").textContent = cardName(d.card) + " on section " + slot + ": sent.";
+  $("played").textContent = describe(d) + ": sent.";
+}
+
+function describe(d) {
+  return d.kind === "discard" ? cardName(d.card) + " discarded"
+                              : cardName(d.card) + " on section " + d.slot;
 }
 
 function send(d) {
@@ -310,13 +315,14 @@ function acknowledged(msg) {
   savePending();
   if (d && !msg.duplicate) {
     const err = msg.error === null || msg.error === undefined ? "" : " (±" + (msg.error * 1000).toFixed(1) + " ms)";
-    $("played").textContent = cardName(d.card) + " on section " + d.slot + ": the host has it at "
+    $("played").textContent = describe(d) + ": the host has it at "
       + msg.t.toFixed(3) + " s" + err + ".";
     document.body.dataset.lastAck = JSON.stringify({ id: msg.id, t: msg.t, error: msg.error, phone_t: d.t });
   }
 }
 
 function setupSections() {
+  $("discard").addEventListener("click", (e) => declare(null, e.timeStamp, "discard"));
   for (const b of document.querySelectorAll("button.play")) {
     const slot = Number(b.dataset.slot);
     let lastPointer = -1e9;
@@ -339,6 +345,10 @@ function setPrivate(payload) {
   } else {
     renderHand();
     if (payload && payload.turn) $("turn").textContent = payload.your_turn ? "Your turn." : cap(payload.turn) + " plays.";
+    const extra = (payload && payload.discard) || 0;
+    show("discard-box", extra > 0);
+    $("discard-help").textContent = extra > 0
+      ? "You hold " + extra + " card" + (extra > 1 ? "s" : "") + " too many: choose one and discard it." : "";
   }
 }
 function setTable(payload) {
