@@ -493,3 +493,15 @@ def test_before_the_sample_clock_runs_phones_cannot_sync_and_taps_are_refused():
             assert receive(ws, "pong")["t1"] == 3.0
     finally:
         comp.stop()
+
+
+def test_a_phone_discard_reaches_the_drakkar_host_as_a_discard_declaration():
+    from voicehost.companion.hub import PhoneDeclaration
+    from voicehost.hosts.drakkar_run import phone_declaration
+
+    decl = phone_declaration(PhoneDeclaration("bo", "kraken", None, 7.25, 0.001, 7.3, "x",
+                                              "discard"))
+    assert (decl.t, decl.player, decl.card, decl.slot, decl.type, decl.source) == (
+        7.25, "bo", "kraken", None, "discard", "phone")
+    play = phone_declaration(PhoneDeclaration("bo", "kraken", 3, 7.25, 0.001, 7.3, "y"))
+    assert (play.slot, play.type) == (3, "play")

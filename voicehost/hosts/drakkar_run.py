@@ -292,6 +292,8 @@ class NoKeyboard:
 
 def phone_declaration(tap: Any) -> Declaration | None:
     """A companion page's tap as a declaration (already on the host's sample clock)."""
+    if getattr(tap, "kind", "play") == "discard":  # above the hand limit: no section
+        return Declaration(float(tap.t), tap.player, str(tap.card), None, "discard", "phone")
     if tap.slot is None:
         return None
     return Declaration(float(tap.t), tap.player, str(tap.card), int(tap.slot), source="phone")
