@@ -26,6 +26,13 @@ How:
    high threshold, one frame of look-ahead confirming it is not a one-frame
    blip; then the detector stays disarmed until the flux has calmed and
    100 ms have passed, so several singers up to ~50 ms apart make one onset.
+   One exception, a *re-attack*: a new note 30 to 100 ms after another (a
+   solo instrument, a real recording) is its own onset when the first
+   sound had died away (its activity fell back most of the way it rose)
+   and the new rise is broadband (a good share of it above 1.8 kHz). A
+   later singer of the same syllable joins while the first still sustains,
+   and the vowel after a sung consonant rises below 1.8 kHz: neither
+   passes.
 5. The onset is stamped where the rise began: back over the frames whose
    flux was above the noise, then over a consonant's closure (up to 50 ms)
    to its burst, then refined to the millisecond on a 1 ms-hop, 4 ms-window
