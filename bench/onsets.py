@@ -101,6 +101,15 @@ def evaluate(fx: Fixture) -> dict:
     row["ours"]["latency_ms"] = float(np.median(lat) * 1000) if lat else None
     row["ours"]["latency_p95_ms"] = float(np.percentile(lat, 95) * 1000) if lat else None
     row["ours"]["latency_all_ms"] = float(np.median(lat_all) * 1000) if lat_all else None
+    # Slap or voice: what the slower decision buys (a card slap times a play).
+    slaps = [s["t"] for s in fx.truth.get("slaps", [])]
+    found = [o for o in ours if o.kind == "slap"]
+    row["ours"]["slaps"] = {
+        "true": len(slaps),
+        "caught": sum(any(abs(o.t - s) < 0.05 for o in found) for s in slaps),
+        "false": sum(not any(abs(o.t - s) < 0.05 for s in slaps) for o in found),
+        "latency_ms": [round((o.detected_t - o.t) * 1000, 1) for o in found],
+    }
     if "bars" in fx.truth:
         e_o, n = _last_tum_errors(ours, fx.truth, dur)
         lib_onsets = [Onset(float(t), 1.0, "voice", float(t)) for t in lib]
@@ -194,6 +203,11 @@ def main(argv: list[str]) -> int:
           "lastTum: bars whose last Tum the tracker located within 150 ms (LT med/p95: abs error); "
           "librosa's onsets go through the same tracker. lat: when voicehost hands out a voice onset "
           "after the true onset it matches (median of the files' medians). CPU s/s: CPU seconds per second of audio.")
+    sl = [r["ours"]["slaps"] for r in chant]
+    lat_sl = [v for s in sl for v in s["latency_ms"]]
+    print(f"Slaps (chant): {sum(s['caught'] for s in sl)} of {sum(s['true'] for s in sl)} "
+          f"called slaps, {sum(s['false'] for s in sl)} voices called slaps; a slap is handed "
+          f"out {np.median(lat_sl) if lat_sl else float('nan'):.0f} ms after its stamp (median).")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1, default=float)
