@@ -455,3 +455,74 @@ def test_buffers_dropped_on_a_full_queue_keep_the_clock(monkeypatch):
     assert len(x) == 7 * 1600  # the clock counts the dropped buffers
     assert np.all(x[:4800] == np.repeat([1.0, 2.0, 3.0], 1600))
     assert np.all(x[4800:9600] == 0) and np.all(x[9600:] == 7.0)
+
+
+HOST_LISTENS = r"""
+import json, sys, time
+from voicehost.hosts.announce import Announcer
+from voicehost.hosts.drakkar import DrakkarHost, song_words, state_for
+from voicehost.hosts.drakkar_run import _mic, device_line
+holder = {}
+def on_device(event):
+    host = holder["host"]
+    line = device_line(event, song_words(host.state.song.tums, host.state.song.reversed))
+    if line:
+        host.say(line, host.clock, "stop")
+    print(json.dumps({"event": type(event).__name__, "t": event.t}), flush=True)
+mic = _mic("pulse", on_device)
+host = DrakkarHost(state_for(None, ["ann", "bo"], 0), Announcer(quiet=True, silent=True),
+                   rate=mic.rate)
+holder["host"] = host
+for i, block in enumerate(mic.blocks()):
+    if i == 0:
+        print(json.dumps({"event": "ready"}), flush=True)
+    host.feed(block)
+    if block.end / block.rate >= float(sys.argv[1]):
+        break
+mic.close()
+result = host.finish()
+print(json.dumps({"event": "end", "lines": result.lines, "clock": host.clock}), flush=True)
+"""
+
+
+def test_the_live_drakkar_host_says_the_microphone_went_and_came_back(pulse):
+    """The live host's own microphone (drakkar_run._mic) through a server restart."""
+    proc = subprocess.Popen([sys.executable, "-c", HOST_LISTENS, "12"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    events: list[dict] = []
+    reader = threading.Thread(target=lambda: events.extend(json.loads(l) for l in proc.stdout),
+                              daemon=True)
+    reader.start()
+
+    def wait_for(kind: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(e["event"] == kind for e in events):
+                return
+            time.sleep(0.05)
+        proc.kill()
+        raise AssertionError(f"no {kind}: {events} {proc.stderr.read()[-1500:]}")
+
+    try:
+        wait_for("ready", 30)
+        time.sleep(1.0)
+        pulse.stop()
+        wait_for("DeviceLost", 15)
+        time.sleep(1.0)
+        pulse.start()
+        wait_for("DeviceBack", 20)
+        proc.wait(60)
+    finally:
+        if not pulse.running:
+            pulse.start()
+        if proc.poll() is None:
+            proc.kill()
+    reader.join(5)
+    assert proc.returncode == 0, proc.stderr.read()[-2000:]
+    end = events[-1]
+    assert end["event"] == "end"
+    said = "\n".join(end["lines"])
+    assert "microphone went away" in said and "I hear you again" in said, said
+    assert said.index("microphone went away") < said.index("I hear you again")
+    assert end["clock"] >= 12.0
