@@ -168,10 +168,13 @@ def test_broken_audio_is_one_clear_line_and_exit_2(name, chant, tmp_path, capsys
     path = tmp_path / name
     writer(path, chant)
     for command in (["analyze", str(path), "--json"],
-                    ["judge", str(path), "--plays", str(_plays(tmp_path)), "--json"]):
+                    ["judge", str(path), "--plays", str(_plays(tmp_path)), "--json"],
+                    ["hear", str(path), "--choices", "red,blue", "--json"],
+                    ["drakkar", "--input", str(path), "--players", "ann,bo", "--quiet"]):
         code, out, err = run_cli(capsys, *command)
         assert_one_error_line(code, err, *words)
-        assert out == ""
+        if command[0] != "drakkar":  # the host may have greeted the table before the damage
+            assert out == ""
 
 
 def test_a_recording_cut_short_is_read_as_far_as_it_goes(chant, tmp_path, capsys):
