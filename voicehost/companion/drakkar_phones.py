@@ -62,6 +62,14 @@ class DrakkarPhones:
             self.say(f"{name}'s phone is back." if up else
                      f"{name}'s phone left: open the page again to get your hand back.")
 
+    def forget_presence(self) -> None:
+        """Drop the comings and goings noted so far (not to be said)."""
+        while True:
+            try:
+                self._presence.get_nowait()
+            except queue.Empty:
+                return
+
     def close(self) -> None:
         print(self.companion.clock_summary())
         self.companion.stop()
@@ -79,7 +87,7 @@ def open_drakkar_phones(args: argparse.Namespace, state: Any, clock: Callable[[]
         phones = DrakkarPhones(companion, say, gate)
         phones.hands.sync(state)
         wait_for_phones(companion, players, say)
-        phones._presence = queue.Queue()  # arrivals before the game are not news
+        phones.forget_presence()  # arrivals before the game are not news
     except BaseException:
         companion.stop()
         raise
