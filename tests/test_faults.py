@@ -245,15 +245,19 @@ def test_sound_device_vanishes_mid_game_and_comes_back(pulse, tmp_path):
 
 
 def test_input_overflow_under_a_stall_is_reported_and_timing_stays_right(pulse, tmp_path):
-    """Freeze the listener (SIGSTOP) for 2 s while clicks play every 0.5 s."""
+    """Freeze the listener (SIGSTOP) for 3 s while clicks play every 0.5 s.
+
+    Three seconds overrun the sound server's buffer for the stream, so
+    audio is really lost (how much depends on the server: 0.2 to 1.5 s here).
+    """
     clicks = tmp_path / "clicks.wav"
     _click_file(clicks, [0.5 + 0.5 * k for k in range(18)], 9.6)
-    listener = Listener(seconds=14.0, stall=4.0)
+    listener = Listener(seconds=14.0, stall=5.0)
     listener.wait_for("ready")
     player = subprocess.Popen(["paplay", str(clicks)])
     time.sleep(3.5)
     os.kill(listener.proc.pid, signal.SIGSTOP)  # a CPU hog starves it completely
-    time.sleep(2.0)
+    time.sleep(3.0)
     os.kill(listener.proc.pid, signal.SIGCONT)
     player.wait(30)
     events = listener.finish()
@@ -267,14 +271,16 @@ def test_input_overflow_under_a_stall_is_reported_and_timing_stays_right(pulse, 
     phase = (on - on[0] + 0.25) % 0.5 - 0.25
     print(f"\noverflow: {end['overflows']} overflows, {end['repaired']:.3f} s of lost audio "
           f"put back; click phase errors (ms) {np.round(phase * 1000, 1).tolist()}")
-    # Where exactly in the burst the hole was is unknown here (the pulse
-    # plugin's timestamps are unusable), so a click right at it may be
-    # misplaced; all others are on the grid.
+    # Where exactly in the burst of late audio the hole was is unknown here
+    # (the pulse plugin's timestamps are unusable), so the clicks of the first
+    # second after the stall may be misplaced by up to the audio lost; all
+    # clicks before it and from then on are on the grid.
     off = np.flatnonzero(np.abs(phase) >= 0.03)
-    assert len(off) <= 1, phase
-    if len(off):
-        assert abs(on[off[0]] - overflows[0]["t"]) < 2.0, (on, overflows)
-    assert np.all(np.abs(phase[on > overflows[0]["t"] + 2.0]) < 0.03)
+    assert len(off) <= 3, phase
+    for i in off:
+        assert 0 <= on[i] - overflows[0]["t"] < 2.5, (on, overflows)
+        assert abs(phase[i]) <= end["repaired"] + 0.03, (phase, end)
+    assert np.all(np.abs(phase[on > overflows[0]["t"] + 2.5]) < 0.03)
     assert end["repaired"] > 0.05  # how much is lost depends on the server's buffer
     # Some clicks were lost with the audio, the rest heard.
     assert 10 <= len(on) <= 18

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections import deque
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Protocol
@@ -86,6 +87,8 @@ _END = object()
 
 #: Seconds of blocks held back after an overflow to measure what was lost.
 SETTLE = 0.5
+#: Seconds over which the most punctual block gives the path's latency.
+BASELINE_WINDOW = 30.0
 
 
 class BlockReader:
@@ -189,7 +192,8 @@ class ResilientSource:
         self._emitted = 0
         self._last_arrival = 0.0
         self._overflows_seen = 0
-        self._baseline: float | None = None  # smallest lateness of a block (s)
+        self._baseline = 0.0  # smallest recent lateness of a block (s)
+        self._recent: deque[tuple[float, float]] = deque()  # (arrival, lateness)
         self._inserted_source = 0.0  # silence put in for this source's losses (s)
         self._held: list[tuple[Block, float]] = []  # with each block's lateness
         self._held_since = 0.0
@@ -279,8 +283,17 @@ class ResilientSource:
         silence goes in before them, where the hole was.
         """
         late = arrival - block.end / block.rate - self._inserted_source
-        if self._baseline is None or late < self._baseline:
-            self._baseline = late
+        if not self._held:
+            # The path's latency: the most punctual block of the last half
+            # minute (a window, so a device clock that runs slow or fast
+            # against the wall clock is not taken for lost audio).
+            # A sliding-window minimum: the deque's lateness only increases.
+            while self._recent and self._recent[-1][1] >= late:
+                self._recent.pop()
+            self._recent.append((arrival, late))
+            while self._recent[0][0] < arrival - BASELINE_WINDOW:
+                self._recent.popleft()
+            self._baseline = self._recent[0][1]
         if self._held:
             self._held.append((block, late))
             if arrival - self._held_since < SETTLE:
@@ -370,7 +383,7 @@ class ResilientSource:
                 yield self._emit(np.zeros(top_up, dtype=np.float32))
             self._reader = reader
             self._overflows_seen = 0
-            self._baseline, self._inserted_source, self._held = None, 0.0, []
+            self._recent, self._inserted_source, self._held = deque(), 0.0, []
             self.stats.reconnects += 1
             self.stats.gap_seconds += silence_sent / self.rate
             self._last_arrival = arrived
