@@ -56,7 +56,7 @@ NOISE_STD = 0.0004
 #: The host's wait for an answer (SailorSettings.listen_seconds).
 LISTEN = 4.0
 #: Later placements an answer must also be heard right at (s).
-SHIFTS = (0.0, 0.013, 0.037)
+SHIFTS = (0.0, 0.013, 0.037, 0.061, 0.089)
 SPEECH_PEAK = 0.5
 
 #: espeak-ng voices tried in turn until the recogniser hears the answer as meant.
