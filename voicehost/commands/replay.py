@@ -12,13 +12,22 @@ ORDER = 20
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("record", metavar="RECORD", help="a game record (.json) or a journal (.jsonl)")
     parser.add_argument("--json", action="store_true", help="print the state as JSON")
+    parser.add_argument("--narrate", action="store_true",
+                        help="tell the game as the host would announce it, then the state")
 
 
 def run(args: argparse.Namespace) -> int:
     from voicehost.journal import load_record
     from voicehost.replay import replay
 
-    state = replay(load_record(args.record))
+    record = load_record(args.record)
+    state = replay(record)
+    if args.narrate and not args.json:
+        from voicehost.hosts.narration import narrate
+
+        for line in narrate(record):
+            print(line)
+        print()
     if args.json:
         print(json.dumps(state, indent=2, ensure_ascii=False))
     else:
