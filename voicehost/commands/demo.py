@@ -29,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed for the host's random choices (the same seed gives the same demo)")
     parser.add_argument("--output-device", default=None, metavar="NAME_OR_INDEX",
                         help="speak through this output device (a part of its name is enough)")
+    parser.add_argument("--speak-all", action="store_true",
+                        help="speak every line (the demo otherwise speaks the highlights and "
+                             "prints the rest, to stay under two minutes)")
     parser.add_argument("--games", type=Path, default=None, metavar="DIR",
                         help="folder of game recordings (default: audio_fixtures/games)")
 
@@ -50,9 +53,10 @@ def run(args: argparse.Namespace) -> int:
     def header(text: str) -> None:
         print(f"\n{text}", flush=True)
 
-    for name, result in host_recorded_games(folder, quiet=args.quiet, output_device=device,
-                                            seed=args.seed, header=header,
-                                            speak_routine=False):
+    drakkar = host_recorded_games(folder, quiet=args.quiet, output_device=device,
+                                  seed=args.seed, header=header, speak_routine=args.speak_all,
+                                  speak=None if args.speak_all else _highlight)
+    for name, result in drakkar:
         summary.append(f"Drakkar Tum Tum, {name.replace('_', ' ')}: {_drakkar_outcome(result)}")
     for name, result in host_recorded_matches(folder, quiet=args.quiet, output_device=device,
                                               header=header):
@@ -61,6 +65,15 @@ def run(args: argparse.Namespace) -> int:
     for line in summary:
         print(line)
     return 0
+
+
+#: Kinds of line the demo speaks; the rest (each play, each drawing turn, each
+#: vote) is printed, so that the spoken demo stays under two minutes.
+HIGHLIGHTS = frozenset({"end", "song", "stop", "timing", "tally", "guess", "score"})
+
+
+def _highlight(line) -> bool:
+    return line.kind in HIGHLIGHTS
 
 
 def _device(spec: str | None):

@@ -51,7 +51,7 @@ def recorded_games(folder: Path) -> list[tuple[str, Path, Path]]:
 
 def host_recorded_games(folder: Path, quiet: bool = True, output_device: Any = None,
                         seed: int = 0, header=print,
-                        speak_routine: bool = True) -> list[tuple[str, DrakkarResult]]:
+                        speak_routine: bool = True, speak=None) -> list[tuple[str, DrakkarResult]]:
     """Host every bundled Drakkar recording through the live pipeline (for ``demo``).
 
     ``header(text)`` is called before each game ("== drakkar win =="); the
@@ -64,7 +64,9 @@ def host_recorded_games(folder: Path, quiet: bool = True, output_device: Any = N
     for name, wav, side in recorded_games(folder):
         header(f"== {name.replace('_', ' ')} ==")
         announcer = make_announcer(quiet, output_device)
-        if not speak_routine:
+        if speak is not None:
+            announcer.speak = speak
+        elif not speak_routine:
             announcer.speak = lambda line: line.kind != "play"
         results.append((name, run_recording(wav, side, announcer, seed=seed)))
     return results
