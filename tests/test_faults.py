@@ -450,10 +450,8 @@ def test_buffers_dropped_on_a_full_queue_keep_the_clock(monkeypatch):
     for i in range(6):  # 3 fit in the queue, 3 are dropped
         data = np.full((1600, 1), float(i + 1), np.float32)
         mic._callback(data, 1600, SimpleNamespace(inputBufferAdcTime=i * 0.1), status)
-    got = [mic._queue.get_nowait() for _ in range(3)]
-    for item in got:
-        mic._queue.put_nowait(item)
-    data = np.full((1600, 1), 7.0, np.float32)  # the consumer caught up: buffer 7 fits
+    mic._queue.maxsize = 10  # the consumer catches up: buffer 7 fits behind the three
+    data = np.full((1600, 1), 7.0, np.float32)
     mic._callback(data, 1600, SimpleNamespace(inputBufferAdcTime=0.6), status)
     mic._stop.set()
     x = np.concatenate([b.samples for b in mic._blocks_from_queue()])
