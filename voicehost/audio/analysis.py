@@ -97,6 +97,8 @@ def analyze_blocks(blocks, duration: float, rate: int = PIPELINE_RATE, tums: int
     events: list[Event] = []
     kept: list[np.ndarray] = []
     end = 0
+    # The tracker is told the time once per block: it decides on its own
+    # deadlines, not at the calls, so the block size does not change its answers.
     for b in blocks:
         new = det.process(b)
         onsets.extend(new)
@@ -113,12 +115,18 @@ def analyze_blocks(blocks, duration: float, rate: int = PIPELINE_RATE, tums: int
 
 
 def analyze(source: str | Path | np.ndarray, tums: int = 3, reversed: bool = False,
-            rate: int = PIPELINE_RATE, record: bool = False, follow: bool = True) -> Analysis:
-    """Analyse a recording (a path to any audio file, or mono samples at ``rate``)."""
+            rate: int = PIPELINE_RATE, record: bool = False, follow: bool = True,
+            blocksize: int | None = None) -> Analysis:
+    """Analyse a recording (a path to any audio file, or mono samples at ``rate``).
+
+    ``blocksize`` (samples) only changes how the file is cut into blocks, as a
+    sound card with another block size would: the result is the same.
+    """
     if isinstance(source, (str, Path)):
         from voicehost.audio.sources import FileSource
 
-        src = FileSource(source, rate=rate)
+        src = FileSource(source, rate=rate) if blocksize is None else \
+            FileSource(source, rate=rate, blocksize=blocksize)
         result = analyze_blocks(src.blocks(), src.duration, rate, tums, reversed, follow, record)
         result.file_rate = src.file_rate
         return result

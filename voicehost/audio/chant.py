@@ -9,7 +9,14 @@ without any knowledge of the game beyond the expected song.
 
 The tracker is online (madmom style, state in the object): it is fed onsets
 as the detector decides them, plus the current sample-clock time so it can
-notice silence, and returns events as soon as they can be known:
+notice silence, and returns events as soon as they can be known. Its
+answers depend only on the onsets and on when the detector decided them,
+never on how often it is called: each window closes at its own deadline on
+the sample clock, interleaved in time order with the onsets, ``LATENCY``
+after the fact so the onsets of that window have been handed out (see
+:meth:`ChantTracker.process`). So a file cut into any block size, a sound
+card and the host's tick all give the same bars.
+
 
 * a beat *slot* is expected at ``next_beat``; an onset within a tolerance
   is that beat, and its time corrects phase and period (a simple
@@ -46,6 +53,11 @@ from voicehost.audio.onsets import SLAP, Onset
 MIN_BPM = 50.0
 MAX_BPM = 200.0
 MAX_TUMS = 3
+#: How long (s) after an onset the tracker waits for the detector to hand it out
+#: before it closes the window the onset falls in. The detector decides most
+#: onsets 50 to 90 ms after they begin (a few up to 160 ms in noise); an onset
+#: decided later than this is used from ``detected_t - LATENCY`` on.
+LATENCY = 0.1
 
 
 # -- events ------------------------------------------------------------------
@@ -146,7 +158,8 @@ class ChantTracker:
 
     def __init__(self, tums: int = 3, reversed: bool = False, follow: bool = False,
                  phase_gain: float = 0.5, period_gain: float = 0.12,
-                 tempo_change: float = 0.08, stop_beats: float = 1.5):
+                 tempo_change: float = 0.08, stop_beats: float = 1.5,
+                 latency: float = LATENCY):
         _check_tums(tums)
         self.tums = tums
         self.reversed = reversed
@@ -155,6 +168,9 @@ class ChantTracker:
         self.period_gain = period_gain
         self.tempo_change = tempo_change
         self.stop_beats = stop_beats
+        self.latency = latency
+        #: Onsets handed in but not yet usable (see :meth:`process`).
+        self._pending: list[Onset] = []
         self.confirm_beats = 4  # beats in time after a lock before its events go out
         self.half_ratio = 0.35  # a "kar" is at least this share of a typical beat's strength
         self._pending_song: tuple[int, bool] | None = None
@@ -182,20 +198,47 @@ class ChantTracker:
             self._apply_song()
 
     def process(self, onsets: Sequence[Onset], now_t: float) -> list[Event]:
-        """Feed the onsets decided since the last call; ``now_t`` is the sample clock now."""
+        """Feed the onsets decided since the last call; ``now_t`` is the sample clock now.
+
+        The answers do not depend on how often this is called (a sound card's
+        block size, a host's tick): every decision belongs to a moment of the
+        sample clock, either an onset becoming usable or a window's deadline,
+        and those moments are handled in their own time order up to the
+        horizon ``now_t - latency``. ``now_t`` only says how far that horizon
+        has come; it is never the time of a decision. An onset is usable from
+        ``max(t, detected_t - latency)``: by then, ``latency`` later on the
+        clock, the detector has handed it out, so a live run (which cannot
+        use an onset before ``detected_t``) and an offline one agree.
+        Onsets must be passed at the first call whose ``now_t`` reaches their
+        ``detected_t`` (or later in one batch, before ``now_t`` moves past
+        it); an onset passed later still counts, from the horizon on.
+        """
+        for o in onsets:
+            self._pending.append(o)
+        self._pending.sort(key=lambda o: (self._usable_at(o), o.t))
+        horizon = now_t - self.latency
         out: list[Event] = []
-        for o in sorted(onsets, key=lambda o: o.t):
+        while True:
+            deadline = self._next_deadline()
+            nxt = self._pending[0] if self._pending else None
+            due = nxt is not None and self._usable_at(nxt) <= horizon
             was = self._confirmed
             step: list[Event] = []
-            self._advance(o.t, step)
-            self._onset(o, step)
+            if due and (deadline is None or self._usable_at(nxt) <= deadline):
+                # On a tie the onset comes first: a window includes its edge.
+                self._pending.pop(0)
+                self._onset(nxt, step)
+            elif deadline is not None and deadline < horizon:
+                self._deadline(deadline, step)
+            else:
+                break
             out += self._gate(step, was)
-        was = self._confirmed
-        step = []
-        self._advance(now_t, step)
-        out += self._gate(step, was)
         self.events.extend(out)
         return out
+
+    def _usable_at(self, o: Onset) -> float:
+        """When an onset may be used: its time, or later if the detector took long to decide it."""
+        return max(o.t, (o.detected_t or o.t) - self.latency)
 
     def _gate(self, step: list[Event], was_confirmed: bool) -> list[Event]:
         """Hold a new lock's events until the rhythm is confirmed.
@@ -421,43 +464,49 @@ class ChantTracker:
         self._recent = []
 
     # -- time --------------------------------------------------------------------
-    def _advance(self, now: float, out: list[Event]) -> None:
-        """Close every slot whose windows have passed by ``now``."""
-        while self._period is not None:
-            progressed = False
-            for s in list(self._closing):
-                if now > s.t + 0.75 * s.period:
-                    self._closing.remove(s)
-                    self._settle(s, out)
-                    progressed = True
-                    if self._period is None:
-                        return
-            slot = self._slot
-            if slot is not None and now > slot.b + self._tol(self._period):
-                # The beat's window is over: correct phase and period, open the next.
-                if slot.onset is not None:
-                    if self._is_last_pos(slot.pos):
-                        self._emit_last_tum(slot, out)
-                    self._strengths.append(slot.onset.strength)
-                    e = slot.onset.t - slot.b
-                    if abs(e) <= 0.12 * self._period:
-                        self._tight += 1
-                    b = slot.b + self.phase_gain * e
-                    self._period = _clamp_period(self._period + self.period_gain * e)
-                else:
-                    b = slot.b
-                    if self._first_missed is None or self._first_missed < self._last_heard:
-                        self._first_missed = slot.b
-                    if now - self._last_heard > self.stop_beats * self._period:
-                        self._stop(slot, out)
-                        return
-                self._check_tempo(slot.t, out)
-                self._closing.append(slot)
-                self._pos_after(slot)
-                self._slot = _Slot(b=b + self._period, period=self._period, pos=self._pos)
-                progressed = True
-            if not progressed:
+    def _next_deadline(self) -> float | None:
+        """The earliest moment a window closes: a half beat's, or the current beat's."""
+        if self._period is None:
+            return None
+        times = [s.t + 0.75 * s.period for s in self._closing]
+        if self._slot is not None:
+            times.append(self._slot.b + self._tol(self._period))
+        return min(times) if times else None
+
+    def _deadline(self, at: float, out: list[Event]) -> None:
+        """Close the window whose deadline is ``at``, as of that moment (not of the call).
+
+        Half-beat windows first on a tie (they belong to earlier beats).
+        """
+        for s in self._closing:
+            if s.t + 0.75 * s.period <= at:
+                self._closing.remove(s)
+                self._settle(s, out)
                 return
+        slot = self._slot
+        assert slot is not None and self._period is not None
+        # The beat's window is over: correct phase and period, open the next.
+        if slot.onset is not None:
+            if self._is_last_pos(slot.pos):
+                self._emit_last_tum(slot, out)
+            self._strengths.append(slot.onset.strength)
+            e = slot.onset.t - slot.b
+            if abs(e) <= 0.12 * self._period:
+                self._tight += 1
+            b = slot.b + self.phase_gain * e
+            self._period = _clamp_period(self._period + self.period_gain * e)
+        else:
+            b = slot.b
+            if self._first_missed is None or self._first_missed < self._last_heard:
+                self._first_missed = slot.b
+            # Silence is measured up to the deadline, never to the call's time.
+            if at - self._last_heard > self.stop_beats * self._period:
+                self._stop(slot, out)
+                return
+        self._check_tempo(slot.t, out)
+        self._closing.append(slot)
+        self._pos_after(slot)
+        self._slot = _Slot(b=b + self._period, period=self._period, pos=self._pos)
 
     def _pos_after(self, slot: _Slot) -> None:
         self._pos = slot.pos + 1
