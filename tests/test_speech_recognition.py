@@ -63,13 +63,13 @@ def test_carrier_phrases_are_understood(results):
 
 def test_noisy_answers(results):
     noisy = [(i, a) for i, a in results if i["snr_db"] == 10.0 and i["expected"]]
-    assert sum(a.choice == i["expected"] for i, a in noisy) >= 0.55 * len(noisy)
+    assert sum(a.choice == i["expected"] for i, a in noisy) >= 0.75 * len(noisy)
 
 
 def test_out_of_grammar_words_are_mostly_rejected(results):
     oog = [(i, a) for i, a in results if i["expected"] is None]
     rightly = [(i, a) for i, a in results if i["expected"] and a.choice == i["expected"]]
-    assert sum(a.choice is None for _, a in oog) >= 0.3 * len(oog)
+    assert sum(a.choice is None for _, a in oog) >= 0.5 * len(oog)
     # and rejection keeps almost all right answers: confidence ranks them higher
     assert np.median([a.confidence for _, a in rightly]) > np.median([a.confidence for _, a in oog])
 
@@ -90,14 +90,15 @@ def _fsdd():
 
 
 def test_real_spoken_digits(rec):
+    # odd takes only: the even ones calibrated the rejection model (tools/fit_rejection.py)
     q = rec.prepare(Question.build(DIGITS, aliases={"zero": ["oh"]}, carriers=()))
     right, total = Counter(), Counter()
-    for f in _fsdd()[::2]:
+    for f in [f for f in _fsdd() if int(f.stem.split("_")[2]) % 2 == 1]:
         digit, speaker, _ = f.stem.split("_")
         total[speaker] += 1
         right[speaker] += rec.recognize(read_audio(f), q).choice == DIGITS[int(digit)]
-    assert right["theo"] >= 0.85 * total["theo"], (right, total)
-    assert right["nicolas"] >= 0.4 * total["nicolas"], (right, total)
+    assert right["theo"] >= 0.9 * total["theo"], (right, total)
+    assert right["nicolas"] >= 0.6 * total["nicolas"], (right, total)
 
 
 def test_real_recordings_from_pocketsphinx_testdata(rec):
@@ -113,6 +114,29 @@ def test_real_recordings_from_pocketsphinx_testdata(rec):
     raw = np.fromfile(PS_TEST / "goforward.raw", dtype="<i2").astype(np.float32) / 32768
     q2 = Question.build(["go forward ten meters", "go backward two meters", "turn left"], carriers=())
     assert rec.recognize(raw, q2).choice == "go forward ten meters"
+
+
+def test_an_answer_is_heard_the_same_whatever_was_said_before(rec):
+    # PocketSphinx carries its cepstral mean and noise estimate between
+    # utterances; the recogniser resets them, so a reading depends on its audio alone.
+    q = rec.prepare(fx.question("colour"))
+    red = read_audio(FIX / "en_us_f3_190_clean_red.wav")
+    first = rec.recognize(red, q)
+    for other in ("en_gb_140_clean_banana.wav", "en_us_160_snr10_purple.wav"):
+        rec.recognize(read_audio(FIX / other) * 0.05, q)
+        again = rec.recognize(red, q)
+        assert (again.choice, again.heard) == (first.choice, first.heard)
+        assert again.confidence == pytest.approx(first.confidence, abs=1e-9)
+
+
+def test_the_fitted_rejection_model_is_used(rec):
+    from voicehost.speech.rejection import RejectionModel
+
+    model = RejectionModel.load()
+    assert model is not None and rec.model is not None
+    assert 0.0 < model.threshold < 1.0
+    # fitted on the calibration set, never on these fixtures
+    assert "calibration" in model.meta["fitted_on"]
 
 
 def test_hear_cli_json_on_any_wav(tmp_path):
