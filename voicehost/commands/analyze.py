@@ -6,7 +6,7 @@ import argparse
 import json
 
 HELP = "find the chant's onsets, beats, bars and last Tums in a recording"
-ORDER = 30
+ORDER = 40
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     for name, result in drakkar:
         summary.append(f"Drakkar Tum Tum, {name.replace('_', ' ')}: {_drakkar_outcome(result)}")
     for name, result in host_recorded_matches(folder, quiet=args.quiet, output_device=device,
-                                              header=header):
+                                              header=header,
+                                              speak=None if args.speak_all else _highlight):
         summary.append(f"Sunken Sailor, {name.replace('_', ' ')}: {_sailor_outcome(result)}")
     print("\n== summary ==")
     for line in summary:
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
 #: Kinds of line the demo speaks; the rest (each play, each drawing turn, each
 #: vote) is printed, so that the spoken demo stays under two minutes.
-HIGHLIGHTS = frozenset({"end", "song", "stop", "timing", "tally", "guess", "score"})
+HIGHLIGHTS = frozenset({"end", "timing", "score"})
 
 
 def _highlight(line) -> bool:

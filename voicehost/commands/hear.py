@@ -7,7 +7,7 @@ import json
 import sys
 
 HELP = "recognise one spoken answer in a WAV file, restricted to the given choices"
-ORDER = 30
+ORDER = 42
 #: Recordings up to this long (seconds) are decoded whole; longer ones are endpointed.
 WHOLE_FILE = 8.0
 

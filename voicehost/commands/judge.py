@@ -9,7 +9,7 @@ from pathlib import Path
 from voicehost.errors import VoicehostError
 
 HELP = "judge declared card plays against the last Tum of a chant recording"
-ORDER = 31
+ORDER = 41
 
 
 class PlaysError(VoicehostError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 HELP = "list, install or locate Vosk speech models (PocketSphinx needs none)"
-ORDER = 60
+ORDER = 50
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

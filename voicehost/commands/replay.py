@@ -6,7 +6,7 @@ import argparse
 import json
 
 HELP = "rebuild a game's state from a record or journal, through the rules alone"
-ORDER = 20
+ORDER = 30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

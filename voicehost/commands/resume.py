@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-HELP = "continue a game from its journal after a crash (Drakkar: recording or live)"
-ORDER = 40
+HELP = "continue a Drakkar Tum Tum game or a Sunken Sailor match from its journal after a crash"
+ORDER = 22
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 HELP = "host a Sunken Sailor match by voice (microphone, or --input WAV of the table's answers)"
-ORDER = 30
+ORDER = 21
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -68,8 +68,8 @@ RECORDED = ("sailor_match", "sailor_private")
 
 
 def host_recorded_matches(folder: Path, quiet: bool = True, output_device: Any = None,
-                          header=print, names: tuple[str, ...] = ("sailor_match",)
-                          ) -> list[tuple[str, SailorResult]]:
+                          header=print, names: tuple[str, ...] = ("sailor_match",),
+                          speak=None) -> list[tuple[str, SailorResult]]:
     """Host bundled Sunken Sailor recordings through the live pipeline (for ``demo``).
 
     ``header(text)`` is called before each match. Each recording is hosted
@@ -84,6 +84,8 @@ def host_recorded_matches(folder: Path, quiet: bool = True, output_device: Any =
         wav, settings, _ = recorded_match(Path(folder) / f"{name}.truth.json")
         header(f"== {name.replace('_', ' ')} ==")
         announcer = make_announcer(quiet, output_device)
+        if speak is not None:
+            announcer.speak = speak  # which lines are spoken; the others are printed
 
         def deliver(roles, word, announcer=announcer) -> None:
             t = announcer.lines[-1].t if announcer.lines else 0.0
