@@ -123,6 +123,10 @@ class MicrophoneSource:
         # Clock mapping: stream time of sample 0, and samples received so far.
         self._adc0: float | None = None
         self._received = 0  # at the device rate, including inserted silence
+        # Frames the callback could not queue (written on its thread only),
+        # and how many of them the consumer has already put back as silence.
+        self._dropped_frames = 0
+        self._dropped_filled = 0
 
     # -- the real-time side ------------------------------------------------------
     def _callback(self, indata, frames, time_info, status) -> None:
@@ -133,9 +137,10 @@ class MicrophoneSource:
         if adc == 0.0:  # some host APIs leave it empty: use the callback's time
             adc = float(getattr(time_info, "currentTime", 0.0) or 0.0) - frames / self._device_rate
         try:
-            self._queue.put_nowait((indata.copy(), adc, overflow))
+            self._queue.put_nowait((indata.copy(), adc, overflow, self._dropped_frames))
         except queue.Full:
             self.stats.dropped += 1
+            self._dropped_frames += frames
 
     # -- the consumer side -------------------------------------------------------
     def start(self) -> None:
@@ -202,7 +207,7 @@ class MicrophoneSource:
         limit = None if max_seconds is None else int(max_seconds * self.rate)
         while True:
             try:
-                data, adc, overflow = self._queue.get(timeout=0.1)
+                data, adc, overflow, dropped = self._queue.get(timeout=0.1)
             except queue.Empty:
                 if self._stop.is_set():
                     break
@@ -210,7 +215,16 @@ class MicrophoneSource:
             mono = data[:, 0] if data.ndim == 2 and data.shape[1] == 1 else (
                 data.mean(axis=1) if data.ndim == 2 else data)
             mono = np.asarray(mono, dtype=np.float32)
-            mono = np.concatenate([self._gap_fill(adc, len(mono), overflow), mono])
+            # Buffers dropped on a full queue came just before this one: silence
+            # of their length keeps the sample clock with real time.
+            lost = dropped - self._dropped_filled
+            self._dropped_filled = dropped
+            if lost and self._adc0 is not None:
+                self._received += lost
+                self.stats.gaps += 1
+                self.stats.gap_seconds += lost / self._device_rate
+                mono = np.concatenate([np.zeros(lost, dtype=np.float32), mono])
+            mono = np.concatenate([self._gap_fill(adc, len(data), overflow), mono])
             if resampler is not None:
                 mono = resampler.resample_chunk(mono)
             pending = np.concatenate([pending, mono])
