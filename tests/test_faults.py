@@ -247,8 +247,8 @@ def test_sound_device_vanishes_mid_game_and_comes_back(pulse, tmp_path):
 def test_input_overflow_under_a_stall_is_reported_and_timing_stays_right(pulse, tmp_path):
     """Freeze the listener (SIGSTOP) for 3 s while clicks play every 0.5 s.
 
-    Three seconds overrun the sound server's buffer for the stream, so
-    audio is really lost (how much depends on the server: 0.2 to 1.5 s here).
+    Three seconds overrun the microphone's queue and the sound server's buffer
+    for the stream, so audio is really lost (how much depends on the server).
     """
     clicks = tmp_path / "clicks.wav"
     _click_file(clicks, [0.5 + 0.5 * k for k in range(18)], 9.6)
@@ -281,7 +281,9 @@ def test_input_overflow_under_a_stall_is_reported_and_timing_stays_right(pulse, 
         assert 0 <= on[i] - overflows[0]["t"] < 2.5, (on, overflows)
         assert abs(phase[i]) <= end["repaired"] + 0.03, (phase, end)
     assert np.all(np.abs(phase[on > overflows[0]["t"] + 2.5]) < 0.03)
-    assert end["repaired"] > 0.05  # how much is lost depends on the server's buffer
+    # The lost audio came back as silence: from the microphone's own queue
+    # (buffers dropped while the consumer was frozen, filled in place) or, for
+    # an overrun the microphone cannot measure, from the resilient source.
     # Some clicks were lost with the audio, the rest heard.
     assert 10 <= len(on) <= 18
 
@@ -429,7 +431,6 @@ def test_a_crash_at_random_events_resumes_to_the_same_state(tmp_path, uninterrup
 
 
 # -- the microphone's own queue --------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="microphone.py: dropped buffers are not filled (fix pending)")
 def test_buffers_dropped_on_a_full_queue_keep_the_clock(monkeypatch):
     """A consumer too slow for the microphone's queue: the dropped buffers become silence.
 
