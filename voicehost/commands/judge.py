@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
 from voicehost.errors import VoicehostError
@@ -47,7 +48,7 @@ def load_plays(path: str | Path) -> list[dict]:
                          '"card": "rower", "slot": 2}].')
     for i, play in enumerate(data):
         t = play.get("t") if isinstance(play, dict) else None
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or t != t or t < 0:
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t < 0:
             raise PlaysError(f'{p}: play {i + 1} needs a time "t" in seconds (a number >= 0).')
         slot = play.get("slot")
         if slot is not None and slot not in (1, 2, 3):
