@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from voicehost.commands._options import add_table_arguments
+
 HELP = "host a Drakkar Tum Tum game (microphone, or --input WAV with --declarations)"
 ORDER = 20
 
@@ -33,16 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--journal", type=Path, metavar="PATH",
                         help="journal every event here (continue a crashed game with "
                              "'voicehost resume PATH')")
-    parser.add_argument("--quiet", action="store_true", help="print what the host says, do not speak")
-    parser.add_argument("--large", action="store_true",
-                        help="large terminal view (song, beat, ship, turn, hands)")
-    parser.add_argument("--input-device", metavar="NAME|INDEX",
-                        help="microphone to listen to (live play), by name or index")
-    parser.add_argument("--output-device", metavar="NAME|INDEX",
-                        help="where the host's voice plays, by name or index")
-    parser.add_argument("--pace", type=float, default=None, metavar="X",
-                        help="with --input: play the recording at X times real time "
-                             "(1 = as the table sang it; default: as fast as possible)")
+    add_table_arguments(parser, "song, beat, ship, turn, hands")
     from voicehost.companion.launch import add_arguments as phone_arguments
 
     phone_arguments(parser)  # --cards table|phones: hands on each player's phone, taps in

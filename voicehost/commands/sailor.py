@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from voicehost.commands._options import add_table_arguments
+
 HELP = "host a Sunken Sailor match by voice (microphone, or --input WAV of the table's answers)"
 ORDER = 21
 
@@ -34,16 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--journal", type=Path, metavar="PATH",
                         help="journal every decision here (continue after a crash with "
                              "'voicehost resume PATH')")
-    parser.add_argument("--quiet", action="store_true", help="print what the host says, do not speak")
-    parser.add_argument("--large", action="store_true",
-                        help="large terminal view (round, phase, turn, timer, scores)")
-    parser.add_argument("--input-device", metavar="NAME|INDEX",
-                        help="microphone to listen to (live play), by name or index")
-    parser.add_argument("--output-device", metavar="NAME|INDEX",
-                        help="where the host's voice plays, by name or index")
-    parser.add_argument("--pace", type=float, default=None, metavar="X",
-                        help="with --input: play the recording at X times real time "
-                             "(default: as fast as possible)")
+    add_table_arguments(parser, "round, phase, turn, timer, scores")
     from voicehost.companion.launch import add_arguments as phone_arguments
 
     phone_arguments(parser, cards=False)  # --bind, --port for --cards phones
