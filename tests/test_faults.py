@@ -135,8 +135,8 @@ from voicehost.audio.resilient import ResilientSource
 seconds, stall = float(sys.argv[1]), float(sys.argv[2])
 def say(kind, **kw):
     print(json.dumps({"event": kind, **kw}), flush=True)
-src = ResilientSource(lambda: MicrophoneSource("pulse", blocksize=160), blocksize=160,
-                      stall_timeout=stall, retry_every=0.5,
+src = ResilientSource(lambda: MicrophoneSource("pulse", blocksize=160, max_queue=20),
+                      blocksize=160, stall_timeout=stall, retry_every=0.5,
                       on_event=lambda e: say(type(e).__name__, **e.__dict__))
 det = OnsetDetector()
 for i, b in enumerate(src.blocks()):

@@ -212,7 +212,10 @@ def test_judge_through_the_sound_card_matches_the_file(name, calibrated, tmp_pat
     assert np.all(np.abs(residual_ms) < 30), residual_ms
 
     # The judge's verdicts are the same; its offsets agree within the same tolerance.
-    assert live_verdicts == [v["verdict"] for v in direct_verdicts]
+    # A play within the tolerance of a window's edge may fall either side.
+    for lv, dv in zip(live["verdicts"], direct_verdicts):
+        edge = dv["offset_ms"] is not None and abs(abs(dv["offset_ms"]) - dv["window_ms"]) < 30
+        assert lv["verdict"] == dv["verdict"] or edge, (lv, dv)
     for lv, dv in zip(live["verdicts"], direct_verdicts):
         if dv["offset_ms"] is not None:
             assert abs(lv["offset_ms"] - dv["offset_ms"]) < 30, (lv, dv)
