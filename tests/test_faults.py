@@ -263,12 +263,18 @@ def test_input_overflow_under_a_stall_is_reported_and_timing_stays_right(pulse, 
     events = listener.finish()
     overflows = [e for e in events if e["event"] == "Overflow"]
     end = events[-1]
-    assert overflows, "the stall overflowed the input but nothing was reported"
-    assert end["overflows"] >= 1
     on = np.array(listener.onsets())
     # Clicks heard after the stall are still on the 0.5 s grid of those before it:
     # the lost audio came back as silence of the right length.
     phase = (on - on[0] + 0.25) % 0.5 - 0.25
+    if not overflows:
+        # Under a lighter load the sound server may hold the whole stall in its
+        # buffer and deliver it late: then nothing was lost and nothing may be
+        # reported, but every click must still be heard, on the grid.
+        assert end["overflows"] == 0
+        assert len(on) == 18 and np.all(np.abs(phase) < 0.03), (on, phase)
+        return
+    assert end["overflows"] >= 1
     print(f"\noverflow: {end['overflows']} overflows, {end['repaired']:.3f} s of lost audio "
           f"put back; click phase errors (ms) {np.round(phase * 1000, 1).tolist()}")
     # Where exactly in the burst of late audio the hole was is unknown here
