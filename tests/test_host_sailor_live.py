@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from voicehost.games import sailor
 from voicehost.journal import journal_to_record, read_journal
@@ -26,31 +24,8 @@ WAV = GAMES / "sailor_private.wav"
 TRUTH = json.loads((GAMES / "sailor_private.truth.json").read_text())
 
 
-def _null_sink() -> str | None:
-    """The name of a PulseAudio null sink to loop through, loading one if needed."""
-    if not shutil.which("pactl") or not shutil.which("paplay"):
-        return None
-    try:
-        sinks = subprocess.run(["pactl", "list", "short", "sinks"], capture_output=True,
-                               text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if sinks.returncode != 0:
-        return None
-    for line in sinks.stdout.splitlines():
-        parts = line.split()
-        if len(parts) > 2 and parts[2].startswith("module-null-sink"):
-            return parts[1]
-    made = subprocess.run(["pactl", "load-module", "module-null-sink", "sink_name=vhsailor"],
-                          capture_output=True, text=True, timeout=10)
-    return "vhsailor" if made.returncode == 0 else None
-
-
-def test_a_live_match_through_a_loopback_sound_card(tmp_path):
-    sink = _null_sink()
-    if sink is None:
-        pytest.skip("no PulseAudio null sink (see design.md 3.3)")
-    env = {**os.environ, "PULSE_SINK": sink, "PULSE_SOURCE": f"{sink}.monitor"}
+def test_a_live_match_through_a_loopback_sound_card(tmp_path, pulse):
+    env = {**os.environ, "PULSE_SINK": pulse.sink, "PULSE_SOURCE": pulse.source}
     journal = tmp_path / "live.jsonl"
     out = tmp_path / "out.txt"
     with open(out, "w") as stdout:
