@@ -91,14 +91,26 @@ GOOD_AUDIO = {
 }
 
 
-# Ogg Vorbis: the decoder's first milliseconds differ from the original, and
-# the detector's start-up is fragile (see the lead-in test below): the first
-# bar is lost. For the onset detector's owner.
-@pytest.mark.xfail(strict=True, reason="onset detector start-up: the first bar of an Ogg "
-                                        "Vorbis copy is lost (reported)")
-def test_ogg_vorbis_gives_the_same_bars(chant, reference, tmp_path, capsys):
+# Ogg Vorbis is lossy: it adds a faint hiss that follows the signal, and its
+# pre-echo spreads each attack up to one short block (16 ms at 16 kHz) into the
+# silence before it. Under a room's noise neither shows, and a copy gives the
+# recording's bars. The clean chant, sung in digital silence, is another
+# matter: the detector's floor settles on that silence, and the hiss and the
+# pre-echo between its syllables rise above it (a first onset 23 ms early, an
+# extra one at 0.81 s): its first bar is lost. Reported for the detector.
+@pytest.mark.parametrize("fixture", [
+    "g2_150bpm_3tums_snr10", "g3_120bpm_stop_snr20",
+    pytest.param("g3_100bpm_3tums_clean", marks=pytest.mark.xfail(
+        strict=True, reason="Vorbis hiss and pre-echo in a chant sung in digital silence: "
+                            "its first bar is lost (reported)"))])
+def test_ogg_vorbis_gives_the_same_bars(fixture, tmp_path, capsys):
+    from voicehost.audio.analysis import analyze
+    from voicehost.audio.sources import read_audio
+
+    x = read_audio(ROOT / "audio_fixtures" / "chant" / f"{fixture}.wav")
+    reference = [b.last_tum for b in analyze(x).tracker.bars if b.last_tum is not None]
     path = tmp_path / "chant.ogg"
-    _write(path, chant, fmt="OGG", subtype="VORBIS")
+    _write(path, x, fmt="OGG", subtype="VORBIS")
     code, out, err = run_cli(capsys, "analyze", str(path), "--json")
     assert code == 0, err
     tums = [b["last_tum"] for b in json.loads(out)["bars"] if b["last_tum"] is not None]
@@ -208,23 +220,29 @@ def test_nothing_to_hear_gives_no_bars_and_no_song_verdicts(name, samples, tmp_p
 
 
 # A lead-in of digital silence before the song (what a sound card's monitor
-# gives before anything plays) must not change which bars are found. Today it
-# does: the detector's noise floor settles on the silence and the step up to the
-# recording's noise hides the first syllables. Found by the loopback tests;
-# for the onset detector's owner.
-@pytest.mark.xfail(strict=True, reason="onset detector: a silent lead-in hides the first bar "
-                                        "(reported; see the loopback report)")
-@pytest.mark.parametrize("fixture", ["g2_150bpm_3tums_snr10", "g3_120bpm_stop_snr20"])
-def test_silence_before_the_song_changes_no_bar(fixture):
+# gives before anything plays, a trimmed file) must not change which bars are
+# found, whatever follows it: the room's noise (the two noisy fixtures) or a
+# syllable straight out of silence (the clean one). The lead-ins are off the
+# detector's 10 ms grid too. Found by the loopback tests: the noise floor used
+# to settle on the silence, and the step up to the room hid the first bars.
+@pytest.mark.parametrize("lead", [1.0, 0.7371])
+@pytest.mark.parametrize("fixture", ["g2_150bpm_3tums_snr10", "g3_120bpm_stop_snr20",
+                                     "g3_100bpm_3tums_clean"])
+def test_silence_before_the_song_changes_no_bar(fixture, lead):
     from voicehost.audio.analysis import analyze
     from voicehost.audio.sources import read_audio
 
     x = read_audio(ROOT / "audio_fixtures" / "chant" / f"{fixture}.wav")
-    plain = [b.last_tum for b in analyze(x).tracker.bars if b.last_tum is not None]
-    led = analyze(np.concatenate([np.zeros(RATE, np.float32), x]))
-    shifted = [b.last_tum - 1.0 for b in led.tracker.bars if b.last_tum is not None]
-    assert len(shifted) == len(plain)
-    assert np.max(np.abs(np.array(shifted) - plain)) < 0.02
+    truth = json.loads((ROOT / "audio_fixtures" / "chant" / f"{fixture}.json").read_text())
+    plain = analyze(x)
+    plain_tums = [b.last_tum for b in plain.tracker.bars if b.last_tum is not None]
+    n = int(round(lead * RATE))
+    led = analyze(np.concatenate([np.zeros(n, np.float32), x]))
+    shifted = [b.last_tum - n / RATE for b in led.tracker.bars if b.last_tum is not None]
+    assert len(plain_tums) == len(truth["bars"])
+    assert len(shifted) == len(plain_tums), (shifted, plain_tums)
+    assert np.max(np.abs(np.array(shifted) - plain_tums)) < 0.012
+    assert len(led.onsets) == len(plain.onsets)
 
 
 def _plays(folder: Path) -> Path:

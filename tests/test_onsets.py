@@ -63,6 +63,28 @@ def test_irregular_blocks_give_the_same_onsets(clean):
     assert got == OnsetDetector().run([Block(0, x)])
 
 
+def test_blocks_after_a_silent_lead_in_give_the_same_onsets():
+    """Sound after digital silence is followed two ways for a few frames (the
+    room coming in, or a syllable out of silence): that too is the same for any
+    block size, and the host's mute windows stay the ones it keeps adding to."""
+    x, _ = fixture("g2_150bpm_3tums_snr10")
+    x = np.concatenate([np.zeros(11794, np.float32), x[: 16000 * 3]])
+    mute = MuteWindows(tail=0.0)
+    whole = OnsetDetector(mute=mute).run([Block(0, x)])
+    assert len(whole) >= 6
+    for size in (1, 37, 160, 999):
+        det = OnsetDetector(mute=mute)
+        part = x[: 16000] if size == 1 else x
+        ref = whole if size != 1 else OnsetDetector(mute=mute).run([Block(0, part)])
+        assert det.run(blocks_from_array(part, blocksize=size)) == ref, size
+        assert det.mute is mute
+    det = OnsetDetector(mute=mute)
+    det.process(Block(0, x[: 16000 * 2]))
+    mute.add(2.3, 3.0)  # the host starts speaking after the opening
+    rest = det.process(Block(32000, x[16000 * 2 :])) + det.flush()
+    assert rest and all(not (2.3 <= o.t < 3.0) for o in rest)
+
+
 def test_a_group_syllable_is_one_onset_at_its_start(clean):
     x, truth = clean
     onsets = detect_onsets(x)

@@ -53,6 +53,7 @@ audio in blocks of any size gives exactly the same onsets as feeding it whole.
 from __future__ import annotations
 
 import bisect
+import copy
 from collections import deque
 from dataclasses import dataclass
 from typing import Iterable
@@ -96,6 +97,10 @@ class OnsetParams:
     high_mult: float = 2.0  # high threshold at least this times the low one
     rearm_frames: int = 2  # frames of quiet flux before the next onset may fire
     warmup_frames: int = 5  # the noise floor needs a few frames before flux means anything
+    dead_level: float = 2e-5  # peak below this (under a 16-bit step) is digital silence
+    dead_frames: int = 50  # after this much digital silence (0.5 s), is the new sound the room?
+    opening_frames: int = 10  # frames of new sound that tell the room from a syllable
+    steady_range: float = 0.25  # bels the mean level may wander for the room's steady noise
     rise_ratio: float = 0.3  # flux (times threshold) that counts as rising when back-tracking
     dev_rate: float = 0.01  # per frame: band fluctuation follows over about a second
     dev_mult: float = 1.0  # a band's rise counts beyond this many mean fluctuations
@@ -194,6 +199,13 @@ class OnsetDetector:
         p = self.p
         self._samples_in = 0  # samples received
         self._frame = 0  # frames computed
+        self._origin = 0  # frame from which the noise statistics were learnt
+        self._start_gain = 0.0  # bels added to the first frame's level for the floor
+        self._dead_run = 0  # frames in a row of digital silence
+        self._after_silence = False  # sound has come after a long digital silence
+        # After digital silence: (the detector started anew there, frames
+        # seen, the mean levels of those frames, onsets held from each side).
+        self._opening: tuple[OnsetDetector, list[float], list[Onset], list[Onset]] | None = None
         self._smooth: np.ndarray | None = None
         self._sub_min = self._old_min = np.zeros(0)
         self._sub_mins: deque[np.ndarray] = deque()
@@ -246,8 +258,9 @@ class OnsetDetector:
             power = spec.real**2 + spec.imag**2
             mel = (self._mel[None, :, :] * power[:, None, :]).sum(axis=2)
             levels = np.log10(mel + 1e-7)  # 1e-7: about -80 dBFS white noise
+            dead = np.abs(frames).max(axis=1) < self.p.dead_level
             for k in range(n_new):
-                out.extend(self._step(levels[k]))
+                out.extend(self._frame_step(levels[k], frames[k], bool(dead[k])))
         # Keep what the next frames and the millisecond refinement need.
         keep_from = self._frame * hop - self._keep
         if keep_from > self._hist_start:
@@ -269,6 +282,75 @@ class OnsetDetector:
         return out
 
     # -- internals -------------------------------------------------------------
+    def _frame_step(self, level: np.ndarray, frame: np.ndarray, dead: bool) -> list[Onset]:
+        """One frame, with the room learnt again when sound follows digital silence.
+
+        Digital silence (a file's silent lead-in, a loopback monitor before
+        anything plays, a paused device) says nothing about the room. When
+        sound comes after it, it is either the room's noise coming in or a
+        syllable out of silence (a clean recording), and the first frames
+        cannot tell which. Taken for a syllable, the room's noise would leave
+        the noise floor bels too low for seconds (every band's fluctuation
+        counted as a rise, thresholds and strengths inflated: the first bars
+        were lost). Taken for the room, a syllable out of silence would be
+        stamped late. So both are followed for ``opening_frames``: this
+        detector as it was, and a copy started anew on the sound (exactly a
+        stream that began there); then the copy is kept if the sound was
+        steady (the room), this detector if it moved (a syllable).
+        """
+        p = self.p
+        if dead:
+            self._dead_run += 1
+            self._after_silence = False
+        else:
+            self._after_silence |= self._dead_run >= p.dead_frames
+            self._dead_run = 0
+        if self._after_silence and self._opening is None:
+            # The copy starts on the first frame holding a hop of the sound or
+            # more, as a stream's first frame does.
+            sound = len(frame) - int(np.flatnonzero(np.abs(frame) >= p.dead_level)[0])
+            if sound >= self.hop:
+                fresh = copy.deepcopy(self, {id(self.mute): self.mute})
+                fresh._relearn(sound)
+                self._opening = (fresh, [], [], [])
+                self._after_silence = False
+        out = self._step(level)
+        if self._opening is None:
+            return out
+        fresh, means, held, held_fresh = self._opening
+        fresh._hist, fresh._hist_start = self._hist, self._hist_start
+        held.extend(out)
+        held_fresh.extend(fresh._step(level))
+        means.append(float(level.mean()))
+        if len(means) < p.opening_frames:
+            return []
+        self._opening = None
+        settled = means[p.opening_frames // 2 :]  # whole windows of the new sound
+        if max(settled) - min(settled) <= p.steady_range:
+            self.__dict__.update(fresh.__dict__)
+            return held_fresh
+        return held
+
+    def _relearn(self, sound: int) -> None:
+        """Forget the room as at a stream's start, keeping the clock and the last onset's times.
+
+        ``sound`` is how many samples of the new sound end the current frame.
+        A stream's first frame holds one hop of sound at the end of its
+        window, the rest being the zeros before it, and reads the room's level
+        that much low under its Hann window (10 dB): the floor starts there and
+        the thresholds are tuned on it. Sound after silence falls anywhere on
+        the frame grid, so the first frame's level is brought to what one hop
+        of that sound would read.
+        """
+        keep = {k: getattr(self, k) for k in ("_samples_in", "_frame", "_hist", "_hist_start",
+                                               "_last_start_frame", "_last_stamp", "_last_onset",
+                                               "odf")}
+        self.reset()
+        self.__dict__.update(keep)
+        self._origin = self._frame
+        w = self.window**2
+        self._start_gain = float(np.log10(w[-self.hop :].sum() / w[-sound:].sum()))
+
     def _step(self, level: np.ndarray) -> list[Onset]:
         """One frame: decide onsets; settle a possible slap once its shape and decay are known.
 
@@ -321,7 +403,7 @@ class OnsetDetector:
         else:
             self._smooth = 0.6 * self._smooth + 0.4 * level
             np.minimum(self._sub_min, self._smooth, out=self._sub_min)
-        if self._frame % 10 == 9:
+        if (self._frame - self._origin) % 10 == 9:
             self._sub_mins.append(self._sub_min)
             self._old_min = np.min(np.stack(self._sub_mins), axis=0)
             self._sub_min = self._smooth.copy()
@@ -370,7 +452,7 @@ class OnsetDetector:
         # The share of recent onsets keeps a loud chant's echoes out, but it is
         # capped relative to the noise so a quiet note after a loud one counts.
         high = max(low * p.high_mult, min(p.peak_ratio * self._onset_peak, p.peak_cap * low))
-        if i < p.warmup_frames:
+        if i - self._origin < p.warmup_frames:
             flux = 0.0
             self._flux[-1] = 0.0
         self._flux_median.append(flux)
