@@ -186,3 +186,16 @@ def test_a_new_note_soon_after_another_is_its_own_onset():
     ref = [float(line) for line in ann.read_text().split() if not line.startswith("#")
            and line.replace(".", "").isdigit()]
     assert f_measure(ref, est) >= 0.97
+
+
+def test_a_click_in_digital_silence_is_an_onset():
+    """A short sound between stretches of digital silence is heard, not taken
+    for the room coming in (which would be learnt as the new noise floor)."""
+    rate = 16000
+    x = np.zeros(rate * 3, dtype=np.float32)
+    rng = np.random.default_rng(0)
+    for t in (1.0, 2.0):
+        i = int(t * rate)
+        x[i : i + 80] = 0.8 * rng.standard_normal(80) * np.exp(-np.arange(80) / 20)
+    got = detect_onsets(x)
+    assert [round(o.t, 2) for o in got] == [1.0, 2.0]

@@ -55,7 +55,7 @@ from __future__ import annotations
 import bisect
 import copy
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 import numpy as np
@@ -296,7 +296,8 @@ class OnsetDetector:
         stamped late. So both are followed for ``opening_frames``: this
         detector as it was, and a copy started anew on the sound (exactly a
         stream that began there); then the copy is kept if the sound was
-        steady (the room), this detector if it moved (a syllable).
+        steady (the room), this detector if it moved or fell silent again (a
+        syllable, a click).
         """
         p = self.p
         if dead:
@@ -321,15 +322,18 @@ class OnsetDetector:
         fresh._hist, fresh._hist_start = self._hist, self._hist_start
         held.extend(out)
         held_fresh.extend(fresh._step(level))
-        means.append(float(level.mean()))
+        # A frame of silence again: a click or a syllable, not the room.
+        means.append(float("nan") if dead else float(level.mean()))
         if len(means) < p.opening_frames:
             return []
         self._opening = None
         settled = means[p.opening_frames // 2 :]  # whole windows of the new sound
-        if max(settled) - min(settled) <= p.steady_range:
+        if not np.isnan(means).any() and max(settled) - min(settled) <= p.steady_range:
             self.__dict__.update(fresh.__dict__)
-            return held_fresh
-        return held
+            held = held_fresh
+        # Held back until now: say so in their latency.
+        now_t = self._frame * self.hop / self.rate
+        return [replace(o, detected_t=max(o.detected_t, now_t)) for o in held]
 
     def _relearn(self, sound: int) -> None:
         """Forget the room as at a stream's start, keeping the clock and the last onset's times.
