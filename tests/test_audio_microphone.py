@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -130,14 +129,7 @@ print(" ".join(f"{o.t:.4f}" for o in ons)); print(mic.stats.overflows)
 """
 
 
-def _pulse_ready() -> bool:
-    if not (shutil.which("pactl") and shutil.which("paplay")):
-        return False
-    return subprocess.run(["pactl", "info"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not _pulse_ready(), reason="no PulseAudio server (design.md 3.3)")
-def test_real_loopback_through_a_pulseaudio_null_sink(tmp_path):
+def test_real_loopback_through_a_pulseaudio_null_sink(pulse, tmp_path):
     """Clicks played into a null sink come back through PortAudio 0.5 s apart."""
     import soundfile as sf
 

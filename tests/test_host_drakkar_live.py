@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -64,14 +63,7 @@ print(json.dumps({"result": result.result, "reason": result.reason,
 """
 
 
-def _pulse_ready() -> bool:
-    if not (shutil.which("pactl") and shutil.which("paplay")):
-        return False
-    return subprocess.run(["pactl", "info"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not _pulse_ready(), reason="no PulseAudio server (design.md 3.3)")
-def test_a_whole_game_heard_through_a_real_microphone():
+def test_a_whole_game_heard_through_a_real_microphone(pulse):
     wav = GAMES / "drakkar_loss.wav"
     side = GAMES / "drakkar_loss.declarations.json"
     truth = json.loads((GAMES / "drakkar_loss.truth.json").read_text())

@@ -13,7 +13,8 @@ the rest of the block an answer ends in; questions asked back to back need
 that rest, and a journal needs positions that do not depend on block size.)
 
 Each :meth:`Ears.hear` starts a fresh endpointer at the tape's position, and
-the recogniser's front end is reset before each utterance, so a game
+the recogniser starts each utterance afresh (PocketSphinx re-initialises its
+front end per utterance: see ``speech/sphinx.py``), so a game
 resumed at a journalled position hears exactly what the uninterrupted game
 heard from there on.
 """
@@ -176,7 +177,6 @@ class Ears:
         if said is None:
             return None
         prepared = self.prepare(question)
-        fresh_start(self.recognizer)
         answer = self.recognizer.recognize(said.samples, prepared)
         self.heard.append({"t": round(said.start, 3), "end": round(said.decided, 3),
                            "question": label or question.name, "heard": answer.heard,
@@ -188,25 +188,3 @@ class Ears:
 def _in_speech(endpointer: Any) -> bool:
     """Whether an utterance is under way (the endpointer has no public flag for it)."""
     return getattr(endpointer, "_speech_start", None) is not None
-
-
-def fresh_start(recognizer: Any) -> None:
-    """Make the next decode depend on its utterance alone.
-
-    PocketSphinx carries its cepstral mean and its noise estimate from one
-    utterance to the next, so the same answer could be heard differently
-    after a different history (measured: "done" heard as "done" or as "word"
-    at the same spot of a recording; resetting the mean alone was not
-    enough). Re-initialising the feature front end before every utterance
-    makes an answer's reading a function of its audio, which the fixtures
-    and a resumed game rely on. Every PocketSphinx decoder the recogniser
-    holds is reset (it may keep several); other backends have none and are
-    left alone.
-    """
-    for decoder in list(vars(recognizer).values()):  # the grammar decoder, the phone loop...
-        if decoder is None or not hasattr(decoder, "reinit_feat"):
-            continue
-        try:
-            decoder.reinit_feat()
-        except Exception:  # another pocketsphinx version: keep its own behaviour
-            pass

@@ -360,7 +360,7 @@ class SphinxRecognizer:
 
         PocketSphinx carries its cepstral mean and noise estimate from one
         utterance to the next, so the same answer could be read differently
-        after another history (the Sailor host resets for the same reason).
+        after another history, and a resumed game must hear what the first one heard.
         With :data:`PRIME_CMN` the live mean starts from this utterance's own
         mean (a cheap front-end-only pass) instead of the model's prior.
         """
