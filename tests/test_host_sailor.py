@@ -287,3 +287,52 @@ def test_a_voter_who_never_answers_counts_as_no_vote_and_the_host_says_so(tmp_pa
     _, events, _ = read_journal(tmp_path / "j.jsonl")
     assert events == [{"type": "vote", "round": 1, "voter": "ann", "suspect": None,
                        "corrected": False, "t": 3.0}]
+
+
+# -- phones after a crash ----------------------------------------------------------------------
+def test_a_resume_mid_round_sends_the_round_in_progress_to_the_phones_again(tmp_path):
+    """After a crash the phones join a new companion with no role on them: the
+    round in progress goes to them once more when the replay is over, and only
+    that round (one already scored is not sent again)."""
+    from voicehost.journal import Journal
+
+    wav, settings, truth = recorded_match(PRIVATE)
+    settings.cards = "phones"
+    whole = tmp_path / "whole.jsonl"
+    sent: list[tuple[list[str], str]] = []
+
+    def deliver(roles, word) -> None:
+        sent.append(([f"{r.player.name}:{r.drunken_sailor}" for r in roles], word))
+
+    first = run_recording(wav, settings, quiet(), journal_path=whole, deliver=deliver)
+    assert first.match.over and len(sent) == len(first.match.rounds) >= 1
+    lines = whole.read_text().splitlines()
+    header, events = lines[0], [json.loads(l) for l in lines[1:]]
+    deal = next(i for i, e in enumerate(events) if e["type"] == "deal")
+    turns = [i for i, e in enumerate(events) if i > deal and e["type"] != "deal"]
+    assert len(turns) >= 2, events
+
+    def resumed_from(n: int) -> tuple[list, list[str]]:
+        crashed = tmp_path / f"crashed{n}.jsonl"
+        crashed.write_text("\n".join([header, *lines[1 : n + 1]]) + "\n")
+        journal = Journal.open_existing(crashed)
+        got: list = []
+        announcer = quiet()
+        again = run_recording(wav, settings, announcer, journal=journal,
+                              resume_events=list(journal.events),
+                              deliver=lambda roles, word: got.append(
+                                  ([f"{r.player.name}:{r.drunken_sailor}" for r in roles],
+                                   word, list(announcer.texts))))
+        journal.close()
+        assert again.match.scores == first.match.scores
+        return got, announcer.texts
+
+    # Killed during the drawing of round 1: its roles are sent again, after the resume line.
+    got, texts = resumed_from(turns[1] + 1)
+    assert [(g[0], g[1]) for g in got] == sent
+    assert any(t.startswith("Resuming round 1") for t in got[0][2])
+    # Killed right after round 1 was scored: only the later rounds are sent.
+    scored = next(i for i, e in enumerate(events) if e["type"] == "round")
+    if scored + 1 < len(events):
+        got, texts = resumed_from(scored + 1)
+        assert [(g[0], g[1]) for g in got] == sent[1:]

@@ -270,6 +270,8 @@ class SailorHost:
         self._start_t = float(start_t)
         self._last_t = float(start_t)
         self.deliver = deliver
+        #: The round in progress at a resume, to deliver when the replay ends.
+        self._owed_roles: tuple[list[sailor.RoleDealt], str] | None = None
         self._now = now
         self.resumed = bool(self._resume)
         if self._resume:
@@ -330,6 +332,10 @@ class SailorHost:
         scores = ", ".join(f"{p.label} {n}" for p, n in self.match.standings())
         where = f"round {self.round.number}" if self.round else "the match"
         self.say(f"Resuming {where}. Scores: {scores}.", "resume")
+        if self._owed_roles is not None and self.deliver is not None:
+            roles, word = self._owed_roles
+            self._owed_roles = None
+            self.deliver(roles, word)
 
     def _check_audio(self) -> None:
         if self.ears.ended:
@@ -426,12 +432,16 @@ class SailorHost:
             for e in opening:
                 if isinstance(e, sailor.RoundStarted):
                     self.say(e.say(), "round")
+            roles = [e for e in rules.events if isinstance(e, sailor.RoleDealt)]
             if not self.replaying:
-                roles = [e for e in rules.events if isinstance(e, sailor.RoleDealt)]
                 if self.deliver is not None:
                     self.deliver(roles, rules.word)
                 else:
                     self._peek(roles)
+            elif self.deliver is not None:
+                # Resumed in the middle of this round: the phones that join the
+                # new companion have no role yet; send it once the replay is over.
+                self._owed_roles = (roles, rules.word)
         else:
             self.say(f"Round {number}. Deal a new envelope, one secret card each. "
                      f"{starter.label} was last at sea and draws first.", "round")
@@ -617,6 +627,7 @@ class SailorHost:
             self.say(e.say(), "guess")
 
     def _score(self) -> None:
+        self._owed_roles = None  # the round ends here: its roles are no longer needed
         r = self.round
         rules = r.rules
         events = rules.score()
