@@ -414,3 +414,19 @@ def test_missing_speech_model_is_one_clear_line(tmp_path, capsys):
     code, out, err = run_cli(capsys, "hear", str(CHANT), "--choices", "red,blue",
                              "--model", str(empty))
     assert_one_error_line(code, err)
+
+
+def test_a_quiet_room_after_digital_silence_keeps_the_song():
+    """Silence, then a quiet room (-60 dBFS), then the song: the room is too near
+    the silence to be learnt anew, and the song's bars are all found (the soak
+    tape lost every bar after such a stretch when it was learnt anew)."""
+    from voicehost.audio.analysis import analyze
+    from voicehost.audio.sources import read_audio
+
+    x = read_audio(ROOT / "audio_fixtures" / "chant" / "g4_70bpm_3tums_snr30.wav")
+    room = (0.001 * np.random.default_rng(0).standard_normal(3 * RATE)).astype(np.float32)
+    plain = [b.last_tum for b in analyze(np.concatenate([room, x])).tracker.bars if b.last_tum]
+    led = analyze(np.concatenate([np.zeros(RATE, np.float32), room, x]))
+    shifted = [b.last_tum - 1.0 for b in led.tracker.bars if b.last_tum]
+    assert len(plain) >= 3 and len(shifted) == len(plain), (shifted, plain)
+    assert np.max(np.abs(np.array(shifted) - plain)) < 0.012

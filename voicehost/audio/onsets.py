@@ -203,6 +203,7 @@ class OnsetDetector:
         self._start_gain = 0.0  # bels added to the first frame's level for the floor
         self._dead_run = 0  # frames in a row of digital silence
         self._after_silence = False  # sound has come after a long digital silence
+        self._silent_start = True  # nothing but digital silence since the stream began
         # After digital silence: (the detector started anew there, frames
         # seen, the mean levels of those frames, onsets held from each side).
         self._opening: tuple[OnsetDetector, list[float], list[Onset], list[Onset]] | None = None
@@ -304,8 +305,13 @@ class OnsetDetector:
             self._dead_run += 1
             self._after_silence = False
         else:
-            self._after_silence |= self._dead_run >= p.dead_frames
+            # A stream that opens on digital silence (a loopback monitor before
+            # anything plays) knows nothing of the room either, however short
+            # the silence.
+            self._after_silence |= (self._dead_run >= p.dead_frames
+                                    or (self._silent_start and self._dead_run > 0))
             self._dead_run = 0
+            self._silent_start = False
         if self._after_silence and self._opening is None:
             # The copy starts on the first frame holding a hop of the sound or
             # more, as a stream's first frame does.
@@ -319,7 +325,11 @@ class OnsetDetector:
         if self._opening is None:
             return out
         fresh, means, held, held_fresh = self._opening
+        # The stream goes on for both: the copy must count the samples that
+        # came since it was made, or once kept it would compute its frames
+        # that much later than they are heard (onsets handed out late).
         fresh._hist, fresh._hist_start = self._hist, self._hist_start
+        fresh._samples_in = self._samples_in
         held.extend(out)
         held_fresh.extend(fresh._step(level))
         # A frame of silence again: a click or a syllable, not the room.
