@@ -274,11 +274,25 @@ class ChantTracker:
         return len(gaps) >= 2 and gaps[-1] == gaps[-2] and 2 <= gaps[-1] <= MAX_TUMS + 1
 
     def _reject(self) -> None:
-        n_bars, n_count, added = self._lock_state
+        """Drop a provisional lock, and look again at what it was built on.
+
+        The lock may have been a stray sound or two before the song (a cough,
+        the room coming in) that happened to fit the song's first syllables.
+        Its first onset is the likeliest culprit, so the onsets heard since,
+        all but that one, are handed in again: the song's first bar is found
+        from them as if the stray sound had never been, rather than bars
+        later from onsets still to come. Each rejection drops at least one
+        onset, so this ends.
+        """
+        n_bars, n_count, added, song = self._lock_state
         del self.bars[n_bars:]
         self._bar_count = n_count
         self.on_grid -= added
+        self.tums, self.reversed = song  # a song "followed" on a false lock was never sung
+        first = self._since_lock[0].t if self._since_lock else math.inf
+        again = [o for o in self._since_lock if o.t > first]
         self._unlock()
+        self._pending = sorted(again + self._pending, key=lambda o: (self._usable_at(o), o.t))
 
     def finish(self, end_t: float) -> list[Event]:
         """End of the recording: close what can be closed."""
@@ -291,6 +305,8 @@ class ChantTracker:
         self._period: float | None = None
         self._ref_period: float | None = None
         self._recent: list[Onset] = []
+        #: A provisional lock's onsets, from its first beat on, in time order.
+        self._since_lock: list[Onset] = []
         self._slot: _Slot | None = None  # the slot being filled
         self._closing: list[_Slot] = []  # slots waiting for their half beat
         self._deferred: list[_Slot] = []  # closed slots with no onset, not yet counted
@@ -309,7 +325,9 @@ class ChantTracker:
         self._doubles: list[int] = []  # slot numbers of the "Drak-kar"s since the lock
         self._slot_no = 0
         self._lock_tums = self.tums if hasattr(self, "tums") else 3
-        self._lock_state: tuple[int, int, set[float]] | None = None
+        # A provisional lock's undo: bars and bar count before it, the onsets it
+        # put on the grid, the song expected when it was made.
+        self._lock_state: tuple[int, int, set[float], tuple[int, bool]] | None = None
 
     def _apply_song(self) -> None:
         if self._pending_song is not None:
@@ -332,6 +350,8 @@ class ChantTracker:
         if self._period is None:
             self._acquire(o, out)
             return
+        if not self._confirmed:
+            self._since_lock.append(o)
         # Half-beat of a slot waiting to close? A stray weak onset (chatter,
         # a chair) is not the table's "kar".
         typical = self._typical()
@@ -407,10 +427,13 @@ class ChantTracker:
                         continue
                     # Onsets inside the pattern that it does not explain: a
                     # pattern at twice the true period skips real beats.
-                    # Weak ones (chatter) may be skipped, at most one.
+                    # Weak ones (chatter) may be skipped, at most one. A
+                    # late singer of a syllable, heard apart from it (less
+                    # than 0.3 of a beat after it), is no skipped beat.
                     used = {ai, ci, n - 1, mids[0]}
                     weakest = min(r[k].strength for k in used)
-                    others = [r[k] for k in range(ai + 1, n - 1) if k not in used]
+                    others = [r[k] for k in range(ai + 1, n - 1) if k not in used
+                              and not any(0 < r[k].t - r[u].t < 0.3 * p for u in used)]
                     extra = len(others)
                     if extra and max(o.strength for o in others) >= 0.5 * weakest:
                         continue
@@ -429,8 +452,8 @@ class ChantTracker:
               out: list[Event]) -> None:
         self._period = period
         self._ref_period = period
-        self._lock_state = (len(self.bars), self._bar_count, set())
         self._apply_song()
+        self._lock_state = (len(self.bars), self._bar_count, set(), (self.tums, self.reversed))
         self._lock_tums = self.tums  # the song expected, before anything heard changes it
         self._pos = 0 if not self.reversed else self.tums
         seq = list(beats[dbl:])
@@ -461,6 +484,8 @@ class ChantTracker:
                 self._pos_after(slot)
             else:
                 self._slot = slot
+        first = min(o.t for o in seq)
+        self._since_lock = [o for o in self._recent if o.t >= first]
         self._recent = []
 
     # -- time --------------------------------------------------------------------
