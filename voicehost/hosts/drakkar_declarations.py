@@ -20,8 +20,10 @@ Sources of declarations:
 * the **keyboard**: one key per card kind, then the section (1, 2, 3);
   see :data:`KEYS`. Keys are stamped with the clock of the newest block.
 
-Voice declarations ("kraken two" after the slap) need the speech
-recogniser, which has not landed yet: they are not offered.
+Voice declarations ("kraken two" after the slap) are not offered: over the
+table's singing the recogniser misheard most of them, with high confidence
+(measured; see :mod:`voicehost.hosts.drakkar`). The keyboard and the phones
+(``--cards phones``) are the ways to declare.
 """
 
 from __future__ import annotations
