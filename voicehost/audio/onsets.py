@@ -362,6 +362,7 @@ class OnsetDetector:
         self.reset()
         self.__dict__.update(keep)
         self._origin = self._frame
+        self._silent_start = False  # the stream began long ago
         w = self.window**2
         self._start_gain = float(np.log10(w[-self.hop :].sum() / w[-sound:].sum()))
 
