@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from voicehost.audio.analysis import analyze
-from voicehost.audio.chant import track
+from voicehost.audio.chant import SongStopped, WrongSong, track
 from voicehost.audio.onsets import Onset
 from voicehost.audio.sources import read_audio
 
@@ -37,14 +37,16 @@ def loss():
             json.loads((GAMES / "drakkar_loss.truth.json").read_text()))
 
 
-def _song(start: float, period: float, bars: int, tums: int = 3) -> list[Onset]:
+def _song(start: float, period: float, bars: int, tums: int = 3,
+          loud: float = 1.0) -> list[Onset]:
     out = []
     t = start
     for _ in range(bars):
-        out.append(Onset(t, 25.0, detected_t=t + 0.06))  # Drak
-        out.append(Onset(t + 0.47 * period, 12.0, detected_t=t + 0.47 * period + 0.06))  # kar
+        out.append(Onset(t, 25.0 * loud, detected_t=t + 0.06))  # Drak
+        out.append(Onset(t + 0.47 * period, 12.0 * loud,
+                         detected_t=t + 0.47 * period + 0.06))  # kar
         for k in range(1, tums + 1):
-            out.append(Onset(t + k * period, 20.0, detected_t=t + k * period + 0.06))
+            out.append(Onset(t + k * period, 20.0 * loud, detected_t=t + k * period + 0.06))
         t += (tums + 1) * period
     return out
 
@@ -88,3 +90,25 @@ def test_recording_cut_in_anywhere_keeps_its_first_bar(loss, cut, lead):
     want = [b["start"] for b in truth["bars"] if b["kind"] != "wrong"]
     assert len(bars) >= 3
     assert np.max(np.abs(np.array(bars[:3]) - want[:3])) < 0.03, (bars[:4], want[:4])
+
+
+def test_the_rooms_faint_sounds_on_the_beat_do_not_keep_an_ended_song_going():
+    """A song ends; the room's faint sounds (a fortieth of the song's strength)
+    happen to fall near the beats for two seconds; then another song begins,
+    slower. The first song stops where the table stopped, and the second is
+    found bar for bar, not heard as a wrong song. (Through the loopback soak,
+    such sounds made two phantom bars and a "wrong song", after which the
+    tracker followed a reversed song for the rest of the half hour.)"""
+    period = 0.6
+    first = _song(0.6, period, 4, loud=4.0)  # a loud, clean song
+    end = 0.6 + 16 * period
+    faint = [Onset(end + k * period + d, 3.2, detected_t=end + k * period + d + 0.04)
+             for k, d in ((1, 0.06), (2, -0.06), (3, -0.02))]
+    second = _song(end + 6.0, 60 / 70, 3)
+    tr = track(first + faint + second, tums=3, follow=True, end_t=end + 18.0)
+    starts = [round(b.start, 3) for b in tr.bars]
+    assert starts == [round(0.6 + 4 * k * period, 3) for k in range(4)] + \
+        [round(end + 6.0 + 4 * k * 60 / 70, 3) for k in range(3)]
+    assert not any(isinstance(e, WrongSong) for e in tr.events)
+    stops = [e.t for e in tr.events if isinstance(e, SongStopped)]
+    assert stops and abs(stops[0] - end) < period

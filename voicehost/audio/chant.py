@@ -173,6 +173,10 @@ class ChantTracker:
         self._pending: list[Onset] = []
         self.confirm_beats = 4  # beats in time after a lock before its events go out
         self.half_ratio = 0.35  # a "kar" is at least this share of a typical beat's strength
+        # A beat is at least this share of a typical beat's strength (sung
+        # beats measured on every fixture: 0.36 and up; the room's faint
+        # sounds after a song ends: 0.03).
+        self.beat_ratio = 0.12
         self._pending_song: tuple[int, bool] | None = None
         self.bars: list[Bar] = []
         self.events: list[Event] = []
@@ -369,6 +373,11 @@ class ChantTracker:
         if abs(o.t - slot.b) > tol:
             if o.kind != SLAP:
                 self._offgrid += 1
+        elif o.strength < self.beat_ratio * typical:
+            # Far fainter than the table's beats: the room, a chair. Taken as
+            # beats, such sounds kept a song that had ended going, bars that
+            # nobody sang, and the next song was heard as a wrong one.
+            pass
         else:
             cur = slot.onset
             if cur is None or self._score(o, slot) > self._score(cur, slot):
