@@ -120,8 +120,14 @@ def reference_bars(minutes: float) -> list[float]:
     return [b.last_tum for b in result.tracker.bars if b.last_tum is not None]
 
 
-def live(minutes: float, input_device: str, output_device: str, latency: float) -> dict:
-    """Play the tape while listening; the live last Tums (on the tape's clock) and the readings."""
+def live(minutes: float, input_device: str, output_device: str, latency: float,
+         keep: str | None = None) -> dict:
+    """Play the tape while listening; the live last Tums (on the tape's clock) and the readings.
+
+    ``keep``: a WAV path where everything heard is written as it comes, so a
+    failing soak can be analysed again offline (``voicehost analyze``), bar
+    for bar the same as live.
+    """
     from voicehost.audio.analysis import analyze_blocks
     from voicehost.audio.blocks import Block
     from voicehost.audio.microphone import MicrophoneSource
@@ -141,6 +147,8 @@ def live(minutes: float, input_device: str, output_device: str, latency: float) 
         start, pending = 0, []
         next_minute = 60.0
         for b in session.blocks():
+            if kept is not None:
+                kept.write(b.samples)
             pending.append(b.samples)
             if sum(map(len, pending)) >= 1600:
                 x = np.concatenate(pending)
@@ -152,7 +160,16 @@ def live(minutes: float, input_device: str, output_device: str, latency: float) 
                 print(f"soak: {next_minute / 60:.0f} min, RSS {memory[-1][1]:.1f} MB", flush=True)
                 next_minute += 60.0
 
-    result = analyze_blocks(blocks(), 0.0)
+    kept = None
+    if keep:
+        import soundfile as sf
+
+        kept = sf.SoundFile(keep, "w", RATE, 1, "FLOAT")
+    try:
+        result = analyze_blocks(blocks(), 0.0)
+    finally:
+        if kept is not None:
+            kept.close()
     offset = session.play_at + latency
     source.close()
     return {
@@ -221,6 +238,8 @@ def main(argv: list[str]) -> int:
                         help="play into the sound server already set up (PULSE_SINK/PULSE_SOURCE) "
                              "instead of starting a private PulseAudio with a null sink")
     parser.add_argument("--json", metavar="PATH", help="also write the report as JSON here")
+    parser.add_argument("--keep", metavar="WAV",
+                        help="write everything heard to this WAV, to analyse it again offline")
     args = parser.parse_args(argv)
 
     server = None if args.use_running_server else PrivatePulse()
@@ -232,7 +251,7 @@ def main(argv: list[str]) -> int:
         cal = calibrate(args.input_device, args.output_device)
         print(f"soak: calibrated latency {cal.latency * 1000:.1f} ms; playing "
               f"{args.minutes:g} min of chant", flush=True)
-        heard = live(args.minutes, args.input_device, args.output_device, cal.latency)
+        heard = live(args.minutes, args.input_device, args.output_device, cal.latency, args.keep)
     finally:
         if server is not None:
             server.__exit__(None, None, None)
