@@ -153,6 +153,12 @@ SPECS = [
          seed=13),
     Spec("g5_75bpm_wrong_2tums_snr15", 75, [2] * 4, singers=5, snr_db=15, seed=14,
          slaps=[(2, 0.0)]),
+    # Slaps 30 to 100 ms off the last Tum, where a slap and the syllable it
+    # falls into or before are heard as one sound unless told apart.
+    Spec("g3_100bpm_slaps_near_snr20", 100, [3] * 6, singers=3, snr_db=20, seed=15,
+         slaps=[(1, 0.05), (2, -0.08), (3, 0.1), (4, -0.06), (5, 0.035)]),
+    Spec("g4_85bpm_slaps_near_snr15", 85, [3] * 5, singers=4, snr_db=15, noise="white",
+         seed=16, slaps=[(1, 0.07), (2, -0.09), (3, 0.04), (4, 0.09)]),
 ]
 
 

@@ -380,15 +380,25 @@ class ChantTracker:
             pass
         else:
             cur = slot.onset
-            if cur is None or self._score(o, slot) > self._score(cur, slot):
-                # The best onset of the window (loud and near the predicted
-                # beat), not a stray sound that happened to come first; the
-                # choice is final when the window closes.
+            if cur is None or self._rank(o, slot) > self._rank(cur, slot):
+                # The best onset of the window (sung, loud and near the
+                # predicted beat), not a stray sound that happened to come
+                # first; the choice is final when the window closes.
                 if cur is not None:
                     self.on_grid.discard(cur.t)
                 slot.onset = o
                 self._grid_add(o.t)
                 self._last_heard = o.t
+
+    def _rank(self, o: Onset, slot: _Slot) -> tuple[bool, float]:
+        """A sung onset before any slap: the beat is the syllable, the slap a play.
+
+        A card slapped 80 ms before the last Tum is far louder than the Tum
+        heard over its tail; ranked by strength, it became the last Tum and
+        every play near it was judged on the beat. A slap stands for the
+        beat only when no syllable was heard in the window (it hid it).
+        """
+        return (o.kind != SLAP, self._score(o, slot))
 
     def _score(self, o: Onset, slot: _Slot) -> float:
         """How much an onset looks like the beat a slot expects."""

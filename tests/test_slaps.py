@@ -1,0 +1,116 @@
+"""A card slapped near the last Tum is heard apart from the syllable, and times its play.
+
+Players slap a little before or after the last Tum. Until this was fixed, a
+slap 30 to 100 ms after the Tum's onset fell inside the syllable's
+refractory interval and was never heard, so the play was timed by its later
+declaration and judged late; a slap 60 to 100 ms before the Tum, far louder
+than the Tum heard over its tail, was taken for the last Tum itself, and
+every such play was judged exactly on the beat.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voicehost.audio.analysis import analyze, judge_plays
+from voicehost.audio.judge import EARLY, LATE, ON_BEAT
+from voicehost.audio.onsets import SLAP, detect_onsets
+from voicehost.audio.sources import read_audio
+
+ROOT = Path(__file__).resolve().parents[1]
+CHANT = ROOT / "audio_fixtures" / "chant"
+NEAR = ["g3_100bpm_slaps_near_snr20", "g4_85bpm_slaps_near_snr15"]
+RATE = 16000
+
+
+def _slap_sound(seed: int) -> np.ndarray:
+    """The fixture generator's own slap (tools/make_fixtures.py), so tests and fixtures agree."""
+    if "make_fixtures" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("make_fixtures", ROOT / "tools" / "make_fixtures.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["make_fixtures"] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules["make_fixtures"].slap_sound(np.random.default_rng(seed))
+
+
+def _want(offset_ms: float, window_ms: float) -> str:
+    return ON_BEAT if abs(offset_ms) <= window_ms else (EARLY if offset_ms < 0 else LATE)
+
+
+@pytest.fixture(scope="module")
+def clean():
+    truth = json.loads((CHANT / "g3_100bpm_3tums_clean.json").read_text())
+    return read_audio(CHANT / "g3_100bpm_3tums_clean.wav"), truth["bars"][1]["last_tum"]
+
+
+@pytest.mark.parametrize("offset_ms", [30, 40, 50, 80, 100])
+def test_a_slap_inside_the_last_tum_is_heard_and_times_the_play(clean, offset_ms):
+    x, last_tum = clean
+    x = x.copy()
+    at = last_tum + offset_ms / 1000
+    s = 0.8 * _slap_sound(offset_ms)
+    x[int(at * RATE) : int(at * RATE) + len(s)] += s
+    result = analyze(x)
+    (v,) = judge_plays(result, [{"t": at + 0.15}], "hard")
+    assert v.timed_by == "slap"
+    assert abs(v.t - at) <= 0.005
+    assert abs(v.last_tum - last_tum) <= 0.005  # the Tum is still the sung syllable
+    assert v.verdict == _want(offset_ms, 60)
+
+
+@pytest.mark.parametrize("offset_ms", [-60, -80, -100])
+def test_a_slap_before_the_last_tum_does_not_become_it(clean, offset_ms):
+    x, last_tum = clean
+    x = x.copy()
+    at = last_tum + offset_ms / 1000
+    s = 0.8 * _slap_sound(-offset_ms)
+    x[int(at * RATE) : int(at * RATE) + len(s)] += s
+    result = analyze(x)
+    (v,) = judge_plays(result, [{"t": at + 0.15}], "hard")
+    assert v.timed_by == "slap" and abs(v.t - at) <= 0.005
+    assert abs(v.last_tum - last_tum) <= 0.005
+    assert v.verdict == EARLY  # hard window: 60 ms; the slap starts 1 to 2 ms before ``at``
+
+
+@pytest.mark.parametrize("name", NEAR)
+def test_slaps_near_the_last_tum_in_a_group_chant(name):
+    """Group chants in noise: slaps 30-60 ms after and 60-100 ms before the last Tum.
+
+    Seen and left alone: a slap 70 to 100 ms after the Tum under three or four
+    singers is sometimes too quiet above 2.5 kHz to pass as a slap (one per
+    fixture here); its play is then timed by the declaration.
+    """
+    truth = json.loads((CHANT / f"{name}.json").read_text())
+    result = analyze(CHANT / f"{name}.wav", tums=truth["expected_tums"])
+    checked = 0
+    for window in ("hard", "normal"):
+        width = {"hard": 60, "normal": 120}[window]
+        for play, v in zip(truth["plays"], judge_plays(result, truth["plays"], window)):
+            off = play["offset_ms"]
+            if not (30 <= off <= 60 or -100 <= off <= -60):
+                continue
+            checked += 1
+            assert v.timed_by == "slap", (play, v)
+            assert abs(v.offset_ms - off) <= 20, (play, v)
+            if abs(abs(off) - width) > 5:  # a verdict on the window's very edge may go either way
+                assert v.verdict == _want(off, width), (play, v)
+    assert checked >= 4
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in CHANT.glob("*.wav")))
+def test_onsets_leave_in_time_order(name):
+    """A slap heard inside a syllable waits until no earlier-begun onset can still come."""
+    onsets = detect_onsets(read_audio(CHANT / f"{name}.wav"))
+    times = [o.t for o in onsets]
+    assert times == sorted(times) and len(set(times)) == len(times)
+    truth = json.loads((CHANT / f"{name}.json").read_text())
+    if name in NEAR:
+        slaps = [o.t for o in onsets if o.kind == SLAP]
+        found = sum(any(abs(s - t["t"]) <= 0.01 for s in slaps) for t in truth["slaps"])
+        assert found >= len(truth["slaps"]) - 1
