@@ -216,9 +216,15 @@ def test_judge_through_the_sound_card_matches_the_file(name, calibrated, tmp_pat
     for lv, dv in zip(live["verdicts"], direct_verdicts):
         edge = dv["offset_ms"] is not None and abs(abs(dv["offset_ms"]) - dv["window_ms"]) < 30
         assert lv["verdict"] == dv["verdict"] or edge, (lv, dv)
-    for lv, dv in zip(live["verdicts"], direct_verdicts):
+    for lv, dv, tp in zip(live["verdicts"], direct_verdicts, truth["plays"]):
         if dv["offset_ms"] is not None:
-            assert abs(lv["offset_ms"] - dv["offset_ms"]) < 30, (lv, dv)
+            # A slap within about 40 ms of the Tum is heard as one sound with
+            # it, or apart from it, as a few ms of stamping fall: the two
+            # offsets may then differ by the slap's own offset, while each
+            # lies within 25 ms of the truth.
+            both_true = all(v["offset_ms"] is not None and abs(v["offset_ms"] - tp["offset_ms"]) <= 25
+                            for v in (lv, dv))
+            assert abs(lv["offset_ms"] - dv["offset_ms"]) < 30 or both_true, (lv, dv, tp)
 
 def _speak(text: str, path: Path) -> None:
     espeak = shutil.which("espeak-ng")

@@ -380,7 +380,7 @@ class ChantTracker:
             pass
         else:
             cur = slot.onset
-            if cur is None or self._rank(o, slot) > self._rank(cur, slot):
+            if cur is None or self._better(o, cur, slot):
                 # The best onset of the window (sung, loud and near the
                 # predicted beat), not a stray sound that happened to come
                 # first; the choice is final when the window closes.
@@ -390,15 +390,22 @@ class ChantTracker:
                 self._grid_add(o.t)
                 self._last_heard = o.t
 
-    def _rank(self, o: Onset, slot: _Slot) -> tuple[bool, float]:
-        """A sung onset before any slap: the beat is the syllable, the slap a play.
+    def _better(self, o: Onset, cur: Onset, slot: _Slot) -> bool:
+        """Whether ``o`` (heard after ``cur``) is the slot's beat rather than ``cur``.
 
-        A card slapped 80 ms before the last Tum is far louder than the Tum
-        heard over its tail; ranked by strength, it became the last Tum and
-        every play near it was judged on the beat. A slap stands for the
-        beat only when no syllable was heard in the window (it hid it).
+        The beat is the sung syllable; a slap is a play. A card slapped 80 ms
+        before the last Tum is far louder than the Tum heard over its tail:
+        ranked by strength, it became the last Tum and every play near it
+        was judged on the beat. So a syllable after a slap takes the beat
+        from it, and a slap heard inside a syllable never takes it. A slap
+        heard as an onset of its own after a syllable may still be the beat
+        (it hid the Tum, and the syllable was a stray sound): strength decides.
         """
-        return (o.kind != SLAP, self._score(o, slot))
+        if cur.kind == SLAP and o.kind != SLAP:
+            return True
+        if o.inside:
+            return False
+        return self._score(o, slot) > self._score(cur, slot)
 
     def _score(self, o: Onset, slot: _Slot) -> float:
         """How much an onset looks like the beat a slot expects."""
