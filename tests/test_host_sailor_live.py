@@ -46,7 +46,14 @@ def test_a_live_match_through_a_loopback_sound_card(tmp_path, pulse):
                 time.sleep(0.05)
             # The table starts answering once the host is listening for the first turn.
             subprocess.run(["paplay", str(WAV)], env=env, check=True, timeout=60)
-            host.wait(timeout=30)
+            try:
+                # The host may still be asking again after a misheard answer.
+                host.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                host.kill()
+                host.wait()
+                raise AssertionError("the host never finished the match; it said:\n"
+                                     + out.read_text()[-3000:] + "\n" + host.stderr.read()) from None
         finally:
             if host.poll() is None:
                 host.kill()
