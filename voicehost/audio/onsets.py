@@ -468,7 +468,7 @@ class OnsetDetector:
         for o in kept:
             self._last_out_t = o.t
             # A slap inside a syllable leaves that syllable sounding: no
-            # re-attack is due to it (see _after_slap).
+            # re-attack is due to it (see the re-attack test in _decide).
             if o is not inside_slap:
                 self._last_slap = o.kind == SLAP
         return kept
@@ -566,7 +566,9 @@ class OnsetDetector:
                         and t_c - self._last_onset >= p.reattack_ioi
                         and t_c - self._last_onset < p.min_ioi
                         and fc > high_c and self._decayed(c_idx, c) and self._broadband(c_idx, fc)
-                        and (self._after_slap() or fc > p.reattack_ratio * self._rise_max))
+                        # A syllable after a slap is an onset of its own however much
+                        # weaker than the click: the click says nothing of the voice.
+                        and (self._last_slap or fc > p.reattack_ratio * self._rise_max))
             by_slap = reattack and fc <= p.reattack_ratio * self._rise_max
             if self._quiet >= p.rearm_frames and (t_c - self._last_onset >= p.min_ioi or reattack):
                 self._armed = True
@@ -633,17 +635,6 @@ class OnsetDetector:
             return None
         return Onset(t=round(t, 5), strength=round(float(max(window)), 3), kind=kind,
                      detected_t=detected)
-
-    def _after_slap(self) -> bool:
-        """Whether the sound the detector is in is a slap (heard, or still being judged).
-
-        A syllable that comes 30 to 100 ms after a slap is an onset of its
-        own once the click died away, however much weaker it is than the
-        click and however little of it lies above 1.8 kHz: the click says
-        nothing of the voice. Before this, a Tum sung just after a card
-        slapped early was never heard and the slap became the last Tum.
-        """
-        return self._last_slap
 
     def _slap_inside(self, c_idx: int, c: int, i: int, fc: float, low_c: float) -> Onset | None:
         """A card slapped while a syllable still sounds (the detector is not armed).
