@@ -1,0 +1,49 @@
+"""The onset benchmark measures the last Tums as the host would see them.
+
+The host tells the tracker each new song when a play is declared; a
+benchmark that told it only the first song would look for the wrong last Tum
+after every change (a Whirlpool Island fixture lost half its bars that way).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.onsets import DECLARE_AFTER, _last_tum_errors, _song_changes  # noqa: E402
+
+CHANT = ROOT / "audio_fixtures" / "chant"
+
+
+def _truth(name: str) -> dict:
+    return json.loads((CHANT / f"{name}.json").read_text())
+
+
+def test_song_changes_follow_the_bars():
+    whirl = _truth("g3_95bpm_whirlpool_snr20")
+    bars = whirl["bars"]
+    assert _song_changes(whirl) == [(pytest.approx(bars[1]["last_tum"] + DECLARE_AFTER), 3, True)]
+    change = _truth("g4_105bpm_change_3_2_1_snr20")
+    assert [(tums, rev) for _, tums, rev in _song_changes(change)] == [(2, False), (1, False)]
+    assert _song_changes(_truth("g3_100bpm_3tums_clean")) == []
+
+
+def test_whirlpool_island_bars_are_all_located():
+    from voicehost.audio.blocks import blocks_from_array
+    from voicehost.audio.onsets import OnsetDetector
+    from voicehost.audio.sources import read_audio
+
+    name = "g3_95bpm_whirlpool_snr20"
+    x = read_audio(CHANT / f"{name}.wav")
+    onsets = OnsetDetector(rate=16000).run(blocks_from_array(x, 16000, 1600))
+    errors, bars = _last_tum_errors(onsets, _truth(name), len(x) / 16000)
+    assert bars == 4
+    # Every bar's last Tum, the reversed ones ("Tum Tum Tum Drakkar") included,
+    # within the benchmark's 150 ms; told only the first song, 2 of 4.
+    assert len(errors) == 4
