@@ -47,6 +47,8 @@ class EndpointConfig:
     max_utterance: float = 5.0
     #: How fast the noise floor may rise, dB per second (it falls at once).
     floor_rise: float = 3.0
+    #: The level is measured above this high-pass, in Hz (0: the raw signal).
+    highpass: float = 150.0
 
 
 @dataclass
@@ -71,6 +73,14 @@ class Endpointer:
         self.reset()
 
     def reset(self) -> None:
+        self._sos = None
+        if self.config.highpass:
+            from scipy.signal import butter, sosfilt, sosfilt_zi
+
+            self._sosfilt = sosfilt
+            self._sos = butter(2, self.config.highpass / (self.rate / 2), btype="highpass",
+                               output="sos")
+            self._zi = sosfilt_zi(self._sos) * 0.0
         self._floor: float | None = None
         self._buf = np.zeros(0, dtype=np.float32)
         self._buf_start = 0  # sample index of _buf[0]
@@ -87,6 +97,8 @@ class Endpointer:
             self._buf_start = self._pos = block.start
             self._speech_start = None
             self._loud_frames = 0
+            if self._sos is not None:
+                self._zi = self._zi * 0.0
         self._buf = np.concatenate([self._buf, block.samples.astype(np.float32, copy=False)])
         return self._scan()
 
@@ -100,8 +112,14 @@ class Endpointer:
         c = self.config
         while self._pos + self.hop <= self._buf_start + len(self._buf):
             i = self._pos - self._buf_start
-            frame = self._buf[i : i + self.hop]
-            db = 10 * np.log10(float(np.mean(frame.astype(np.float64) ** 2)) + 1e-12)
+            frame = self._buf[i : i + self.hop].astype(np.float64)
+            if self._sos is not None:
+                # Level above a high-pass: a room's rumble (pink noise, traffic,
+                # a fan) carries its power below ~150 Hz, where 20 ms frames
+                # swing by 10 dB, and an answer seemed never to end; speech
+                # keeps its voice and consonants above.
+                frame, self._zi = self._sosfilt(self._sos, frame, zi=self._zi)
+            db = 10 * np.log10(float(np.mean(frame**2)) + 1e-12)
             t_frame = self._pos
             self._pos += self.hop
             if self._floor is None:
