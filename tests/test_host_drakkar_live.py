@@ -90,3 +90,55 @@ def test_a_whole_game_heard_through_a_real_microphone(pulse):
     assert got["plays"] == expected, "\n".join(got["lines"])
     assert "Too late, Bo keeps the card but draws none." in got["lines"]
     assert drakkar.replay_record(truth["record"])["result"] == "lost"
+
+
+VOICE = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from voicehost.audio.microphone import MicrophoneSource
+from voicehost.hosts.announce import Announcer
+from voicehost.hosts.drakkar import DrakkarHost, state_for
+from voicehost.hosts.drakkar_voice import VoiceDeclarations
+from voicehost.speech.recognizer import open_recognizer
+setup = json.load(open(sys.argv[2]))
+host = DrakkarHost(state_for(setup, None, 0), Announcer(quiet=True, silent=True))
+ears = VoiceDeclarations(host, open_recognizer("pocketsphinx"))
+mic = MicrophoneSource("pulse")
+def blocks():
+    for i, block in enumerate(mic.blocks(max_seconds=float(sys.argv[3]))):
+        if i == 0:
+            print("ready", flush=True)
+        yield block
+result = ears.run(blocks())
+mic.close()
+print(json.dumps({"plays": [[p.player, p.card, p.slot, p.timing] for p in result.plays],
+                  "offsets": [p.verdict.offset_ms for p in result.plays],
+                  "lines": result.lines, "heard": ears.heard}))
+"""
+
+
+def test_a_game_declared_by_voice_through_a_real_microphone(pulse):
+    """The table's voices and slaps through the sound card: the same plays as from the file."""
+    wav = GAMES / "drakkar_voice.wav"
+    truth = json.loads((GAMES / "drakkar_voice.truth.json").read_text())
+    sink = f"vh_voice_{os.getpid()}"
+    mod = subprocess.run(["pactl", "load-module", "module-null-sink", f"sink_name={sink}"],
+                         capture_output=True, text=True)
+    assert mod.returncode == 0, mod.stderr
+    try:
+        env = dict(os.environ, PULSE_SINK=sink, PULSE_SOURCE=f"{sink}.monitor")
+        host = subprocess.Popen(
+            [sys.executable, "-c", VOICE, str(ROOT), str(GAMES / "drakkar_voice.setup.json"),
+             str(truth["duration"] + 3.0)],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert host.stdout.readline().strip() == "ready", host.stderr.read()
+        subprocess.run(["paplay", str(wav)], env=env, check=True, timeout=90)
+        out, err = host.communicate(timeout=90)
+        assert host.returncode == 0, err
+    finally:
+        subprocess.run(["pactl", "unload-module", mod.stdout.strip()], capture_output=True)
+    got = json.loads(out.strip().splitlines()[-1])
+    expected = [[e["player"], e["card"], e["slot"], e["timing"]] for e in truth["record"]["events"]]
+    assert got["plays"] == expected, "\n".join(got["lines"] + [str(h) for h in got["heard"]])
+    for offset, slap in zip(got["offsets"], truth["slaps"]):
+        assert abs(offset - slap["offset_ms"]) <= 25

@@ -14,6 +14,13 @@ played (and the games are short). Writes, in ``audio_fixtures/games/``:
 * ``drakkar_<name>.truth.json``: the intended record (rules timing per
   play), the outcome the rules give, and the sung bars, slaps and notices.
 
+A game with ``voice=True`` is declared by voice instead (``voicehost drakkar
+--declare voice``): the player says the card and section right after the
+slap ("red rower one"), the table stops singing, and when the host asks
+back the player says it again and then "yes"; the table then warms up
+again. Its setup is written as ``drakkar_<name>.setup.json`` (a game record
+with no events) instead of a sidecar.
+
 Deterministic; run from the repository root::
 
     .venv/bin/python tools/make_game_fixtures.py
@@ -32,7 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from make_fixtures import RATE, SPOKEN, VOICES, Singer, pink, slap_sound, syllable  # noqa: E402
+from make_fixtures import (  # noqa: E402
+    RATE, SPOKEN, VOICES, Singer, _espeak, pink, slap_sound, syllable)
 
 from voicehost.games import drakkar  # noqa: E402
 
@@ -83,6 +91,19 @@ class Game:
     seed: int = 0
     snr_db: float = 25.0
     fillers: list[str] = field(default_factory=lambda: ["rower:yellow"] * 6)
+    voice: bool = False  # declared by voice (see the module docstring)
+
+
+#: Voice declarations: when each player speaks, in seconds after the slap:
+#: the declaration right after it, the same again when the host asks back,
+#: then "yes"; the table sings again (two warm-up bars) from ``VOICE_RESTART``.
+VOICE_SAY = 0.35
+VOICE_AGAIN = 3.6
+VOICE_YES = 5.6
+VOICE_RESTART = 7.2
+#: Each player's espeak-ng voice for their declarations (never a singer's).
+PLAYER_VOICES = (("en-us", 150, 45), ("en-gb", 140, 60), ("en+m3", 160, 40))
+SECTION_WORDS = {1: "one", 2: "two", 3: "three"}
 
 
 GAMES = [
@@ -114,6 +135,14 @@ GAMES = [
         Play("ann", "goblin", 3, 0.0),
         Play("bo", "rower:red", 1, -0.015),
     ]),
+    # Declared by voice: a rower, a Kraken (the song loses a Tum), then a
+    # warrior played far too late (a mistake: the card stays, no draw).
+    Game("voice", ["ann", "bo"], ["calm", "calm", "calm"], bpm=120, seed=24, voice=True,
+         script=[
+             Play("ann", "rower:red", 1, 0.0),
+             Play("bo", "kraken", 2, -0.07),
+             Play("ann", "warrior:red", 2, 0.3),
+         ]),
     Game("loss", ["ann", "bo"], ["calm", "winter", "calm"], seed=22, script=[
         Early("bo", "rower:yellow", 2),
         Play("ann", "goblin", 1, 0.0),
@@ -173,6 +202,7 @@ def plan(game: Game, deck: list[str]) -> tuple:
     decls: list[dict] = []
     record: list[dict] = []
     notices: list[dict] = []
+    speech: list[dict] = []  # what the players say (voice declarations)
 
     def sing(tums: int, rev: bool, kind: str) -> dict:
         nonlocal t
@@ -219,13 +249,24 @@ def plan(game: Game, deck: list[str]) -> tuple:
         decls.append(decl)
         timing = "on_beat" if abs(step.offset) <= ON_BEAT_WINDOW else "off_beat"
         record.append(drakkar.play_event(step.player, step.card, step.slot, timing))
+        card = drakkar.Card.parse(step.card).spoken.lower()
+        said = f"{card} {SECTION_WORDS[step.slot]}"
         state, events = drakkar.play(state, step.player, step.card, step.slot, timing)
+        if game.voice:
+            for after, text in ((VOICE_SAY, said), (VOICE_AGAIN, said), (VOICE_YES, "yes")):
+                speech.append({"t": round(slap_t + after, 4), "player": step.player,
+                               "text": text})
+            t = slap_t + VOICE_RESTART
+            if state.is_over:
+                break
+            warmup()
+            continue
         if state.is_over:
             break
         if drakkar.singing_stops(events):
             t = bar["last_tum"] + max(step.offset, 0) + GAP
             warmup()
-    return bars, slaps, decls, record, notices, t + 1.0
+    return bars, slaps, decls, record, notices, speech, t + 1.0
 
 
 def render_game(game: Game) -> tuple[np.ndarray, dict, dict]:
@@ -234,7 +275,7 @@ def render_game(game: Game) -> tuple[np.ndarray, dict, dict]:
                       int(rng.integers(160, 210)), float(rng.uniform(0.6, 1.0)),
                       0.0 if k == 0 else float(rng.uniform(0.0, 0.04))) for k in range(3)]
     deck = build_deck(game)
-    bars, slaps, decls, record, notices, end_t = plan(game, deck)
+    bars, slaps, decls, record, notices, speech, end_t = plan(game, deck)
     beat = 60.0 / game.bpm
     n = int(end_t * RATE)
     mix = np.zeros(n)
@@ -257,6 +298,12 @@ def render_game(game: Game) -> tuple[np.ndarray, dict, dict]:
         i0 = int(round(sl["t"] * RATE))
         mix[i0: i0 + len(x)] += x[: max(0, n - i0)]
     mix *= 0.5 / np.max(np.abs(mix))
+    for said in speech:
+        voice, speed, pitch = PLAYER_VOICES[game.players.index(said["player"])]
+        x = _espeak(said["text"], voice, speed, pitch) * 0.35
+        i0 = int(round(said["t"] * RATE))
+        mix[i0: i0 + len(x)] += x[: max(0, n - i0)]
+        said["end"] = round(said["t"] + len(x) / RATE, 4)
     noise = pink(n, rng)
     noise *= np.sqrt(np.mean(mix ** 2) / np.mean(noise ** 2) / 10 ** (game.snr_db / 10))
     mix = mix + noise
@@ -280,13 +327,13 @@ def render_game(game: Game) -> tuple[np.ndarray, dict, dict]:
         "notices": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in x.items()}
                     for x in notices],
     }
+    if speech:
+        truth["speech"] = speech
     return mix.astype(np.float32), sidecar, truth
 
 
 def render_register() -> tuple[np.ndarray, dict]:
     """A table answering the registration questions: "three", then "yes"."""
-    from make_fixtures import _espeak
-
     rng = np.random.default_rng(31)
     n = 8 * RATE
     x = pink(n, rng)
@@ -316,7 +363,11 @@ def main(argv: list[str] | None = None) -> int:
         audio, sidecar, truth = render_game(game)
         base = OUT / f"drakkar_{game.name}"
         sf.write(str(base.with_suffix(".wav")), audio, RATE, subtype="PCM_16")
-        Path(f"{base}.declarations.json").write_text(json.dumps(sidecar, indent=1) + "\n")
+        if game.voice:
+            setup = {"game": "drakkar", **sidecar["setup"], "events": []}
+            Path(f"{base}.setup.json").write_text(json.dumps(setup, indent=1) + "\n")
+        else:
+            Path(f"{base}.declarations.json").write_text(json.dumps(sidecar, indent=1) + "\n")
         Path(f"{base}.truth.json").write_text(json.dumps(truth, indent=1) + "\n")
         print(f"{base.name}: {truth['duration']:.1f} s, {len(truth['record']['events'])} plays, "
               f"{truth['outcome']['result']} ({truth['outcome']['reason']})")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from voicehost.commands._options import add_table_arguments
 
-HELP = "host a Drakkar Tum Tum game (microphone, or --input WAV with --declarations)"
+HELP = "host a Drakkar Tum Tum game (microphone, or --input WAV with --declarations or --declare voice)"
 ORDER = 20
 
 
@@ -30,6 +30,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed for the digital deck's shuffle (default 0)")
     parser.add_argument("--variant", default=None, metavar="percussionist:red|yellow",
                         help="play the percussionist variant")
+    parser.add_argument("--declare", default="keyboard", choices=("keyboard", "voice"),
+                        help="how plays are declared: keyboard (one key for the card, one for "
+                             "the section), or voice: say the card and section right after the "
+                             "slap (\"red rower one\"), everyone stops singing and the host "
+                             "checks it with yes or no; with --input, the recording's own voices")
     parser.add_argument("--windows", default="normal", choices=("easy", "normal", "hard"),
                         help="timing windows: easy 200 ms, normal 120 ms, hard 60 ms")
     parser.add_argument("--journal", type=Path, metavar="PATH",

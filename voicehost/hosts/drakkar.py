@@ -40,12 +40,15 @@ Decisions where the issue and design leave room (documented in the README):
   calibrate`` (its round trip, an upper bound of the input side) is added to
   keyboard stamps before judging. A recording's sidecar times are exact, so
   no latency applies there.
-* **Voice declarations** ("kraken two" after the slap) are not offered: the
-  table is still singing when the player speaks, and the recogniser with a
-  33-phrase grammar got 7 of 24 synthetic declarations right over the
-  chant, the wrong ones with confidence 0.63 to 0.93: a misheard card would
-  be played. Declarations come from the keyboard, phones (``--cards
-  phones``) or a sidecar.
+* **Voice declarations** ("kraken two" right after the slap, with
+  ``--declare voice``; :mod:`voicehost.hosts.drakkar_voice`): the table
+  stops singing at every play and the host checks the card with its player
+  in the quiet ("Ann: red rower on one?"), then the table warms up again.
+  Over the singing the recogniser misheard a third of the declarations, with
+  the confidence of the right ones (measured), and a misheard card would
+  change the ship. The slap still times the play. A slap counts as a play
+  when it is in the game and within three quarters of a beat of a last Tum;
+  the tracker's short "bar" on it and the stop after it are not announced.
 * **Half duplex, live.** While the host speaks, the onset detector is deaf;
   a stop the tracker reports then is the host's doing and is ignored, and
   routine lines ("Ann: red rower on 1.") are shown, not spoken, while the
@@ -94,6 +97,13 @@ from voicehost.hosts.drakkar_timing import JudgedPlay, PlayerTiming, timing_summ
 #: Seconds of audio after a declaration before it is judged: the slap
 #: search window plus the onset detector's look-ahead and back-tracking.
 JUDGE_DELAY = SLAP_SEARCH + 0.1
+#: A bar the tracker starts this close after a play's slap is no bar (voice declarations).
+STOP_GRACE = 0.1
+#: Voice declarations: a slap is a play when it falls within this many beats of
+#: the bar's last Tum (a late play is still a play; a click mid-bar is not) ...
+NEAR_TUM_BEATS = 0.75
+#: ... and in the game; it waits up to this many seconds for the bars to be confirmed.
+SETTLE = 3.0
 #: How often (s of sample clock) the chant tracker is told the time.
 TICK = 0.1
 @dataclass
@@ -199,6 +209,11 @@ class DrakkarHost:
         if self._fast_forward:
             announcer.silent = True
         self._players_by_seat = list(state.players)
+        #: Voice declarations (:mod:`.drakkar_voice`): the table stops singing
+        #: at every play, and the slaps taken as plays are listed here.
+        self.stops_at_plays = False
+        self.play_slaps: list[float] = []
+        self._slaps_looked = 0
         if intro and not self._fast_forward:
             self._intro()
 
@@ -232,6 +247,10 @@ class DrakkarHost:
                                decl.type, decl.source)
         self._pending.append(decl)
         self._pending.sort(key=lambda d: d.t)
+
+    def settle(self) -> None:
+        """Judge and apply every declaration whose audio is in (after a late :meth:`declare`)."""
+        self._step()
 
     def feed(self, block) -> None:
         """Process the next block of audio (a :class:`~voicehost.audio.blocks.Block`)."""
@@ -320,6 +339,45 @@ class DrakkarHost:
             elif name in ("TempoChanged", "WrongSong"):
                 self._tracker_events.append(e)
         self._tracker_events.sort(key=lambda e: e.t)
+        if self.stops_at_plays:
+            self._look_at_slaps()
+
+    # -- voice declarations ------------------------------------------------------------
+    def _near_last_tum(self, t: float) -> bool:
+        beat = self._period or 0.5
+        return any(abs(t - lt) <= NEAR_TUM_BEATS * beat for lt in self.last_tums)
+
+    def _after_voice_play(self, t: float, beats: float) -> bool:
+        """Whether a play's slap (on a last Tum) came up to ``beats`` before ``t``.
+
+        Declaring by voice, the table stops at every play and the player speaks:
+        the tracker may take that for a short bar or a stop, which is neither.
+        """
+        if not self.stops_at_plays:
+            return False
+        span = beats * (self._period or 0.5)
+        return any(t - span <= s <= t + STOP_GRACE and self._near_last_tum(s)
+                   for s in self.slaps)
+
+    def _look_at_slaps(self) -> None:
+        """Take the slaps on a last Tum in the game as plays: the table stops there.
+
+        The bars after a restart may be confirmed a few seconds late, so a
+        slap waits up to ``SETTLE`` seconds for its phase to be known.
+        """
+        while self._slaps_looked < len(self.slaps):
+            s = self.slaps[self._slaps_looked]
+            if self.phase(s)[0] == GAME and self._near_last_tum(s):
+                self.play_slaps.append(s)
+                self._request_stop(s + 0.02)
+            elif self.clock < s + SETTLE:
+                return
+            self._slaps_looked += 1
+
+    @property
+    def slaps_settled(self) -> int:
+        """How many of :attr:`slaps` have been looked at (:attr:`play_slaps` is final up to there)."""
+        return self._slaps_looked
 
     def _self_caused(self, t: float) -> bool:
         if self.mute is None:
@@ -372,13 +430,17 @@ class DrakkarHost:
             previous = max((x for x in self.stops if x < e.t), default=-math.inf)
             requested = any(previous < r < e.t for r in self.stop_requests)
             song = self.state.song
-            if requested:
+            if requested or self._after_voice_play(e.t, 5.0):
                 return
             if self._sung_since_restart(e.t):
                 self.say(f"The song stopped: sing again, {song_words(song.tums, song.reversed)}.",
                          e.t, "song")
         elif name == "WrongSong":
             self.heard["wrong_song"] += 1
+            if self._after_voice_play(e.t, 2.5):
+                # The bar "began" on the slap of a play, or on its spoken
+                # declaration: the table stopped, it sang no wrong song.
+                return
             # Said once per mistake: again only if the table sings yet another
             # song, or after a play or a stop.
             key = (e.heard_tums, self.state.song.tums, len(self.plays), len(self.stops))
@@ -678,7 +740,8 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
                   journal=None, seed: int = 0, players: Sequence[str] | None = None,
                   windows: str | float = "normal", resume_events: Sequence[dict] | None = None,
                   journal_path: str | Path | None = None, on_block=None,
-                  pace: float | None = None) -> DrakkarResult:
+                  pace: float | None = None, voice: bool = False,
+                  setup: dict[str, Any] | None = None, recognizer=None) -> DrakkarResult:
     """Host a whole game from a recording and its declarations sidecar.
 
     The recording goes through the same pipeline as live play (file source,
@@ -687,6 +750,10 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
     the WAV, the sidecar and the seed so ``voicehost resume`` can continue).
     ``pace`` plays the recording at that many times real time (presentation
     only: every decision uses the sample clock); ``None`` goes as fast as it can.
+    ``voice`` takes the declarations spoken in the recording instead of a
+    sidecar (:mod:`voicehost.hosts.drakkar_voice`), with ``recognizer`` (default:
+    the best installed); ``setup`` is the printed deck (a game record) when
+    there is no sidecar.
     """
     import time
 
@@ -700,13 +767,14 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
                                    journal.header["islands"], journal.header.get("variant"))
         resume_state = drakkar.replay(journal.to_record()).state
     else:
-        state = state_for(side.setup if side else None, players, seed)
+        state = state_for(side.setup if side else setup, players, seed)
     if journal is None and journal_path is not None:
         from voicehost.journal import Journal
 
         run = {"mode": "recording", "input": str(Path(wav).resolve()),
                "declarations": None if sidecar is None else str(Path(sidecar).resolve()),
-               "seed": seed, "windows": windows, "pace": pace}
+               "seed": seed, "windows": windows, "pace": pace,
+               "declare": "voice" if voice else "sidecar"}
         journal = Journal.create(journal_path, "drakkar", host_header(state, run))
     host = DrakkarHost(state, announcer, journal, windows=windows, rate=source.rate,
                        resume_events=resume_events, resume_state=resume_state)
@@ -718,6 +786,13 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
     created = journal_path is not None and resume_events is None
     wall0 = time.monotonic()
     try:
+        if voice:
+            from voicehost.hosts.drakkar_voice import VoiceDeclarations
+            from voicehost.speech.recognizer import open_recognizer
+
+            ears = VoiceDeclarations(host, recognizer or open_recognizer("auto"),
+                                     on_block=on_block)
+            return ears.run(_paced(source.blocks(), pace, host))
         for block in source.blocks():
             if pace and not host.fast_forwarding:
                 ahead = block.t / pace - (time.monotonic() - wall0)
@@ -734,3 +809,18 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
     finally:
         if created and journal is not None:
             journal.close()
+
+
+def _paced(blocks, pace: float | None, host):
+    """The blocks, at ``pace`` times real time when given (presentation only)."""
+    import time
+
+    wall0 = time.monotonic()
+    for block in blocks:
+        if pace and not host.fast_forwarding:
+            ahead = block.t / pace - (time.monotonic() - wall0)
+            if ahead > 0:
+                time.sleep(ahead)
+        elif host.fast_forwarding and pace:
+            wall0 = time.monotonic() - block.t / pace
+        yield block

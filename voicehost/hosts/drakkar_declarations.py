@@ -20,10 +20,9 @@ Sources of declarations:
 * the **keyboard**: one key per card kind, then the section (1, 2, 3);
   see :data:`KEYS`. Keys are stamped with the clock of the newest block.
 
-Voice declarations ("kraken two" after the slap) are not offered: over the
-table's singing the recogniser misheard most of them, with high confidence
-(measured; see :mod:`voicehost.hosts.drakkar`). The keyboard and the phones
-(``--cards phones``) are the ways to declare.
+* the **voice** (``--declare voice``): said right after the slap, checked
+  with the player once the table has stopped singing; see
+  :mod:`voicehost.hosts.drakkar_voice`.
 """
 
 from __future__ import annotations

@@ -176,9 +176,22 @@ def host_from_args(args) -> int:
         players = first_player(players, getattr(args, "first", None), args.seed)
     if args.declarations is not None and args.input is None:
         raise UsageError("--declarations goes with --input WAV (a recording).")
+    if _by_voice(args):
+        from voicehost.companion.launch import wants_phones
+
+        if args.declarations is not None:
+            raise UsageError("--declare voice takes the plays from what is said; "
+                             "leave out --declarations (or --declare voice).")
+        if wants_phones(args):
+            raise UsageError("--declare voice and --cards phones are two ways to declare; "
+                             "choose one.")
     if args.input is not None:
         return _recording(args, players)
     return _live(args, players)
+
+
+def _by_voice(args) -> bool:
+    return getattr(args, "declare", "keyboard") == "voice"
 
 
 def _recording(args, players) -> int:
@@ -188,10 +201,11 @@ def _recording(args, players) -> int:
     if view is not None:
         on_block = lambda host: view.update(status_rows(host))  # noqa: E731
     try:
+        setup = load_setup(args.setup) if getattr(args, "setup", None) else None
         result = run_recording(args.input, args.declarations, announcer, seed=args.seed,
                                players=players, windows=args.windows,
                                journal_path=args.journal, on_block=on_block,
-                               pace=args.pace)
+                               pace=args.pace, voice=_by_voice(args), setup=setup)
     finally:
         if view is not None:
             view.stop()
@@ -345,7 +359,7 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
 
     from voicehost.companion.launch import wants_phones
 
-    if not sys.stdin.isatty() and not wants_phones(args):
+    if not sys.stdin.isatty() and not wants_phones(args) and not _by_voice(args):
         raise DeviceError("live play reads declarations from the keyboard, but standard "
                           "input is not a terminal; run it in a terminal, use --cards phones, "
                           "or host a recording with --input WAV --declarations JSON.")
@@ -386,7 +400,8 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
         state = state_for(None, players, args.seed, args.variant)
     if journal is None and args.journal is not None:
         run = {"mode": "live", "seed": args.seed, "windows": args.windows,
-               "input_device": args.input_device, "cards": getattr(args, "cards", "table")}
+               "input_device": args.input_device, "cards": getattr(args, "cards", "table"),
+               "declare": getattr(args, "declare", "keyboard")}
         journal = Journal.create(args.journal, "drakkar", host_header(state, run))
     view = _view(args, announcer)
     phones = None
@@ -408,7 +423,18 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
                                      lambda text: host.say(text, host.clock, "setup"))
         if not resumed:
             host.introduce()  # once every hand is on its phone
-        result = run_live(host, mic, view, blocks, phones)
+        if _by_voice(args):
+            from voicehost.hosts.drakkar_voice import VoiceDeclarations
+            from voicehost.speech.recognizer import open_recognizer
+
+            on_block = (lambda h: view.update(status_rows(h))) if view else None  # noqa: E731
+            ears = VoiceDeclarations(host, open_recognizer("auto"), mute, on_block=on_block)
+            try:
+                result = ears.run(blocks if blocks is not None else mic.blocks())
+            finally:
+                mic.close()
+        else:
+            result = run_live(host, mic, view, blocks, phones)
     finally:
         if phones is not None:
             phones.close()
@@ -453,7 +479,7 @@ def resume_drakkar(path: Path, args) -> int:
                                        seed=int(run.get("seed", 0)),
                                        windows=run.get("windows", "normal"),
                                        resume_events=list(journal.events), on_block=on_block,
-                                       pace=run_pace)
+                                       pace=run_pace, voice=run.get("declare") == "voice")
             finally:
                 if view is not None:
                     view.stop()
@@ -464,6 +490,7 @@ def resume_drakkar(path: Path, args) -> int:
             args.input_device = run.get("input_device")
         if getattr(args, "cards", None) is None:
             args.cards = run.get("cards", "table")  # hands go back to the same phones
+        args.declare = run.get("declare", "keyboard")
         return _live(args, None, state=state, journal=journal, resumed=True)
     except KeyError as exc:
         raise RecordError(f"{path}: the journal's header lacks {exc}; it cannot be resumed.") from None

@@ -1,0 +1,151 @@
+"""Drakkar plays declared by voice, on a recorded table (``voicehost drakkar --declare voice``).
+
+The recording (tools/make_game_fixtures.py, game "voice") is a table of
+espeak-ng singers: after each slap the player says the card and section,
+everyone stops singing, and when the host asks back the player says it again
+and then "yes". It goes through the real pipeline: file source, onset
+detector, chant tracker, judge, endpointer and PocketSphinx. A scripted
+recogniser is used only where a test is about the asking policy (a
+misheard declaration, nothing understood), on the same real audio.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from voicehost.cli import main as cli_main
+from voicehost.games import drakkar
+from voicehost.hosts.announce import Announcer
+from voicehost.hosts.drakkar import run_recording
+from voicehost.hosts.drakkar_voice import check_question, choices_for, declaration_question
+from voicehost.journal import read_journal
+from voicehost.speech.recognizer import Answer, Prepared
+
+GAMES = Path(__file__).resolve().parents[1] / "audio_fixtures" / "games"
+WAV = GAMES / "drakkar_voice.wav"
+SETUP = GAMES / "drakkar_voice.setup.json"
+TRUTH = json.loads((GAMES / "drakkar_voice.truth.json").read_text())
+
+
+def essentials(events):
+    return [(e["player"], e["card"], e["slot"], e["timing"]) for e in events
+            if e.get("type", "play") == "play"]
+
+
+def setup() -> dict:
+    return json.loads(SETUP.read_text())
+
+
+@pytest.fixture(scope="module")
+def hosted(tmp_path_factory):
+    announcer = Announcer(quiet=True, silent=True)
+    journal = tmp_path_factory.mktemp("voice") / "game.jsonl"
+    result = run_recording(WAV, None, announcer, voice=True, setup=setup(),
+                           journal_path=journal)
+    return result, journal
+
+
+def test_spoken_plays_are_the_tables(hosted):
+    result, _ = hosted
+    # A red rower, a Kraken, then a warrior slapped 300 ms late: each card and
+    # section as said, each timed by its slap against the last Tum.
+    assert essentials(result.to_dict()["plays"]) == essentials(TRUTH["record"]["events"])
+    for play, slap in zip(result.plays, TRUTH["slaps"]):
+        assert play.verdict.timed_by == "slap"
+        assert abs(play.verdict.offset_ms - slap["offset_ms"]) <= 25
+    assert result.state.song.tums == 3  # the warrior covered the Kraken
+
+
+def test_the_host_checks_each_play_and_restarts_the_song(hosted):
+    result, _ = hosted
+    lines = result.lines
+    assert "Ann: red rower on one?" in lines and "Bo: Kraken on two?" in lines
+    assert "Warm up twice: Drakkar Tum Tum. Ann plays." in lines
+    assert any(line.startswith("Too late, Ann") for line in lines)
+    # The table stopped on purpose and the player spoke: neither is a stopped
+    # or a wrong song.
+    assert not any(line.startswith(("The song stopped", "You are singing")) for line in lines)
+
+
+def test_journal_resumes_to_the_same_game(hosted, tmp_path):
+    _, journal = hosted
+    header, events, _ = read_journal(journal)
+    assert header["host"]["declare"] == "voice"
+    assert [e.get("source") for e in events] == ["voice"] * 3
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(journal.read_text().splitlines(keepends=True)[:2]))  # one play
+    assert cli_main(["resume", str(cut), "--quiet"]) == 0
+    assert essentials(read_journal(cut)[1]) == essentials(events)
+
+
+def test_command_line_voice_game(capsys):
+    code = cli_main(["drakkar", "--input", str(WAV), "--setup", str(SETUP),
+                     "--declare", "voice", "--quiet", "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    result = json.loads(out[out.index("{\n"):])
+    assert essentials(result["plays"]) == essentials(TRUTH["record"]["events"])
+
+
+def test_declarations_and_sidecar_do_not_mix(capsys):
+    code = cli_main(["drakkar", "--input", str(WAV), "--declare", "voice",
+                     "--declarations", str(GAMES / "drakkar_win.declarations.json")])
+    assert code == 2
+    assert "--declare voice" in capsys.readouterr().err
+
+
+def test_questions_come_from_the_hand():
+    state = drakkar.from_setup(["ann", "bo"], setup()["deck"], ["calm"] * 3)
+    choices = choices_for(state, "ann")
+    assert set(c.card for c in choices.values()) == {str(c) for c in state.hands["ann"]}
+    assert choices["red rower one"].slot == 1
+    q = declaration_question(choices)
+    assert q.parse("red rower on one") == "red rower one"
+    assert q.parse("red rower section three") == "red rower three"
+    assert q.parse("kraken two") is None  # Bo's card, not Ann's
+    check = check_question(choices)
+    assert check.parse("yeah") == "yes" and check.parse("nope") == "no"
+    assert check.parse("red warrior two") == "red warrior two"
+
+
+class Scripted:
+    """Answers from a script (the asking policy alone); the audio is still the real recording."""
+
+    name, rate = "scripted", 16000
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+
+    def prepare(self, q):
+        return q if isinstance(q, Prepared) else Prepared(q)
+
+    def recognize(self, samples, q):
+        choice = self.answers.pop(0) if self.answers else None
+        return Answer(choice, 1.0 if choice else 0.0, choice or "banana", self.name)
+
+
+def test_a_misheard_declaration_is_corrected():
+    # Heard "red rower two" after the slap; Ann says no, then the card, then yes.
+    rec = Scripted(["red rower two", "no", "red rower one", "yes"])
+    result = run_recording(WAV, None, Announcer(quiet=True, silent=True), voice=True,
+                           setup=setup(), recognizer=rec)
+    lines = result.lines
+    assert lines.index("Ann: red rower on two?") < lines.index(
+        "Ann, which card, and which section?") < lines.index("Ann: red rower on one?")
+    first = result.plays[0]
+    assert (first.player, first.card, first.slot, first.timing) == ("ann", "rower:red", 1, "on_beat")
+
+
+def test_nothing_understood_takes_no_card():
+    result = run_recording(WAV, None, Announcer(quiet=True, silent=True), voice=True,
+                           setup=setup(), recognizer=Scripted([]))
+    assert result.plays == []
+    lines = result.lines
+    assert "Ann, which card, and which section?" in lines
+    assert "Sorry, I did not catch that. Ann, which card, and which section?" in lines
+    assert any(line.startswith("I did not get your card, Ann: take it back.") for line in lines)
+    assert result.state.hands["ann"] == drakkar.from_setup(
+        ["ann", "bo"], setup()["deck"], ["calm"] * 3).hands["ann"]
