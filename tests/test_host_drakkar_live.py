@@ -63,26 +63,35 @@ print(json.dumps({"result": result.result, "reason": result.reason,
 """
 
 
-def test_a_whole_game_heard_through_a_real_microphone(pulse):
-    wav = GAMES / "drakkar_loss.wav"
-    side = GAMES / "drakkar_loss.declarations.json"
-    truth = json.loads((GAMES / "drakkar_loss.truth.json").read_text())
+def host_through_loopback(script: str, args: list[str], wav: Path, seconds: float) -> str:
+    """Run ``script`` listening to a fresh null sink's monitor while ``wav`` plays into it.
+
+    Returns the script's standard output; it must print "ready" once its
+    microphone delivers.
+    """
     sink = f"vh_drakkar_{os.getpid()}"
     mod = subprocess.run(["pactl", "load-module", "module-null-sink", f"sink_name={sink}"],
                          capture_output=True, text=True)
     assert mod.returncode == 0, mod.stderr
     try:
         env = dict(os.environ, PULSE_SINK=sink, PULSE_SOURCE=f"{sink}.monitor")
-        host = subprocess.Popen(
-            [sys.executable, "-c", LIVE, str(ROOT), str(side), str(wav),
-             str(truth["duration"] + 3.0)],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        host = subprocess.Popen([sys.executable, "-c", script, str(ROOT), *args, str(seconds)],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
         assert host.stdout.readline().strip() == "ready", host.stderr.read()
-        subprocess.run(["paplay", str(wav)], env=env, check=True, timeout=60)
-        out, err = host.communicate(timeout=60)
+        subprocess.run(["paplay", str(wav)], env=env, check=True, timeout=90)
+        out, err = host.communicate(timeout=90)
         assert host.returncode == 0, err
     finally:
         subprocess.run(["pactl", "unload-module", mod.stdout.strip()], capture_output=True)
+    return out
+
+
+def test_a_whole_game_heard_through_a_real_microphone(pulse):
+    wav = GAMES / "drakkar_loss.wav"
+    side = GAMES / "drakkar_loss.declarations.json"
+    truth = json.loads((GAMES / "drakkar_loss.truth.json").read_text())
+    out = host_through_loopback(LIVE, [str(side), str(wav)], wav, truth["duration"] + 3.0)
     got = json.loads(out.strip().splitlines()[-1])
     assert got["result"] == "lost", "\n".join(got["lines"])
     assert got["reason"] == truth["outcome"]["reason"]
@@ -121,22 +130,8 @@ def test_a_game_declared_by_voice_through_a_real_microphone(pulse):
     """The table's voices and slaps through the sound card: the same plays as from the file."""
     wav = GAMES / "drakkar_voice.wav"
     truth = json.loads((GAMES / "drakkar_voice.truth.json").read_text())
-    sink = f"vh_voice_{os.getpid()}"
-    mod = subprocess.run(["pactl", "load-module", "module-null-sink", f"sink_name={sink}"],
-                         capture_output=True, text=True)
-    assert mod.returncode == 0, mod.stderr
-    try:
-        env = dict(os.environ, PULSE_SINK=sink, PULSE_SOURCE=f"{sink}.monitor")
-        host = subprocess.Popen(
-            [sys.executable, "-c", VOICE, str(ROOT), str(GAMES / "drakkar_voice.setup.json"),
-             str(truth["duration"] + 3.0)],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert host.stdout.readline().strip() == "ready", host.stderr.read()
-        subprocess.run(["paplay", str(wav)], env=env, check=True, timeout=90)
-        out, err = host.communicate(timeout=90)
-        assert host.returncode == 0, err
-    finally:
-        subprocess.run(["pactl", "unload-module", mod.stdout.strip()], capture_output=True)
+    out = host_through_loopback(VOICE, [str(GAMES / "drakkar_voice.setup.json")], wav,
+                                truth["duration"] + 3.0)
     got = json.loads(out.strip().splitlines()[-1])
     expected = [[e["player"], e["card"], e["slot"], e["timing"]] for e in truth["record"]["events"]]
     assert got["plays"] == expected, "\n".join(got["lines"] + [str(h) for h in got["heard"]])

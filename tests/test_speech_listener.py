@@ -54,6 +54,23 @@ def test_endpointer_in_noise():
     assert len(utts) == 1 and utts[0].end - utts[0].start > 0.2
 
 
+def test_highpass_ends_an_answer_in_rumble():
+    # From the voice-declared Drakkar recording: "yes" at 12.6-13.05 s in pink
+    # noise, the table singing again from 14.2 s.
+    x = read_audio(FIX.parent / "games" / "drakkar_voice.wav")[int(11.9 * RATE): int(15.0 * RATE)]
+
+    def first(config):
+        ep = Endpointer(config)
+        return next((u for b in blocks_from_array(x, RATE, 320) if (u := ep.feed(b))), None)
+
+    said = first(EndpointConfig(highpass=150.0))
+    assert said is not None and 13.0 - 11.9 <= said.end <= 13.2 - 11.9
+    assert said.decided <= 13.5 - 11.9  # ready well before the singing
+    raw = first(EndpointConfig())
+    # The raw level swings 10 dB in the rumble: the answer ran into the song.
+    assert raw is None or raw.end > 14.2 - 11.9
+
+
 def test_short_clicks_are_not_answers():
     stream = room(2.0)
     stream[16000:16000 + 480] += 0.5  # a 30 ms knock

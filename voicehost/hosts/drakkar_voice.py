@@ -23,6 +23,10 @@ always a card the player holds. Only the player whose turn it is declares
 by voice; a play out of turn (to unblock a stuck player) goes through the
 keyboard or a phone.
 
+Answers are endpointed above a 150 Hz high-pass: the table sings again soon
+after its "yes", and in a room's rumble the raw level never let the answer
+end before the singing (see ``EndpointConfig.highpass``).
+
 All listening is on the sample clock (:class:`~voicehost.hosts.sailor_listen.Tape`):
 every block the ears read goes through the host first, so the song, the
 stop and the slap are heard exactly as without the ears, and a recording
@@ -128,11 +132,12 @@ class VoiceDeclarations:
     def run(self, blocks: Iterable[Any]):
         """Host until the game ends or the audio does; returns the host's result."""
         from voicehost.hosts.sailor_listen import Ears, Tape
+        from voicehost.speech.listener import EndpointConfig
 
         host = self.host
         self.feed = _AheadOfEars(blocks, host, self.on_block)
         self.tape = Tape.of(self.feed, rate=host.rate)
-        self.ears = Ears(self.tape, self.recognizer, self.mute)
+        self.ears = Ears(self.tape, self.recognizer, self.mute, EndpointConfig(highpass=150.0))
         self.ears.heard = self.heard
         host.stops_at_plays = True
         host.say(INSTRUCTIONS, 0.0, "hint")

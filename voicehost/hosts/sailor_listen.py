@@ -112,12 +112,16 @@ class Ears:
     mute
         Optional :class:`~voicehost.audio.mute.MuteWindows`: while the host's
         own voice plays, frames are not heard (half duplex).
+    endpoint
+        Optional endpointing settings.
     """
 
-    def __init__(self, tape: Tape, recognizer: Any, mute: Any = None):
+    def __init__(self, tape: Tape, recognizer: Any, mute: Any = None, endpoint: Any = None):
         self.tape: Tape = tape
         self.recognizer = recognizer
         self.mute = mute
+        #: The endpointer's :class:`~voicehost.speech.listener.EndpointConfig` (default: its own).
+        self.endpoint = endpoint
         self._prepared: dict[Any, Any] = {}
         self.heard: list[dict[str, Any]] = []
 
@@ -144,7 +148,7 @@ class Ears:
         from voicehost.speech.listener import Endpointer
 
         rate = self.tape.rate
-        endpointer = Endpointer(rate=rate)
+        endpointer = Endpointer(self.endpoint, rate=rate)
         hop = endpointer.hop
         while True:
             at = self.tape.position
