@@ -122,7 +122,11 @@ result = ears.run(blocks())
 mic.close()
 print(json.dumps({"plays": [[p.player, p.card, p.slot, p.timing] for p in result.plays],
                   "offsets": [p.verdict.offset_ms for p in result.plays],
-                  "lines": result.lines, "heard": ears.heard}))
+                  "lines": result.lines, "heard": ears.heard,
+                  "seen": {"slaps": host.slaps, "play_slaps": host.play_slaps,
+                           "last_tums": host.last_tums, "bars": host.bar_starts,
+                           "stops": host.stops, "onsets": host.onset_times,
+                           "overflows": mic.stats.overflows}}))
 """
 
 
@@ -134,6 +138,7 @@ def test_a_game_declared_by_voice_through_a_real_microphone(pulse):
                                 truth["duration"] + 3.0)
     got = json.loads(out.strip().splitlines()[-1])
     expected = [[e["player"], e["card"], e["slot"], e["timing"]] for e in truth["record"]["events"]]
-    assert got["plays"] == expected, "\n".join(got["lines"] + [str(h) for h in got["heard"]])
+    assert got["plays"] == expected, "\n".join(got["lines"] + [str(h) for h in got["heard"]]
+                                              + [f"{k}: {v}" for k, v in got["seen"].items()])
     for offset, slap in zip(got["offsets"], truth["slaps"]):
         assert abs(offset - slap["offset_ms"]) <= 25

@@ -19,9 +19,10 @@ it hears any answer, and a yes/no check catches the rest. The rhythm is
 still judged: the slap times the play.
 
 The grammar is the player's hand times the three sections, so an answer is
-always a card the player holds. Only the player whose turn it is declares
-by voice; a play out of turn (to unblock a stuck player) goes through the
-keyboard or a phone.
+always a card the player holds. The slap is the turn's player's, except
+when that player holds no card that fits the ship (the rules have no pass:
+another player must play out of turn); then the others' hands are asked
+for, each declaration led by the player's name ("Bo red rower one").
 
 Answers are endpointed above a 150 Hz high-pass: the table sings again soon
 after its "yes", and in a room's rumble the raw level never let the answer
@@ -67,11 +68,13 @@ INSTRUCTIONS = ("Declare by voice: right after your slap, say your card and its 
 
 @dataclass(frozen=True)
 class Choice:
-    """One declaration the player may say: a card of their hand on a section."""
+    """One declaration that may be said: a card of a player's hand on a section."""
 
+    player: str
     card: str  # record name ("rower:red")
     slot: int
-    phrase: str  # as said ("red rower one")
+    phrase: str  # as said ("red rower one"; "bo red rower one" out of turn)
+    named: bool = False  # the phrase starts with the player's name
 
     @property
     def spoken(self) -> str:
@@ -79,22 +82,36 @@ class Choice:
         card = drakkar.Card.parse(self.card).spoken
         return f"{card} on {WORDS[self.slot]}"
 
+    @property
+    def said_forms(self) -> list[str]:
+        """Other ways to say it: "red rower on one", "red rower section one"."""
+        lead = f"{parsing.normalise(self.player)} " if self.named else ""
+        card = drakkar.Card.parse(self.card).spoken.lower()
+        return [f"{lead}{card} on {WORDS[self.slot]}", f"{lead}{card} section {WORDS[self.slot]}"]
+
 
 def choices_for(state: drakkar.DrakkarState, player: str) -> dict[str, Choice]:
-    """Every declaration ``player`` can say, by phrase (the hand's cards times the sections)."""
+    """Every declaration that may follow a slap on ``player``'s turn, by phrase.
+
+    The player's hand times the sections; when no card of it fits the ship,
+    the other players' hands instead, each phrase led by the player's name.
+    """
+    named = not drakkar.legal_plays(state, player) and not state.pending_discards
+    who = [p for p in state.players if p != player] if named else [player]
     out: dict[str, Choice] = {}
-    for card in state.hands.get(player, ()):
-        words = card.spoken.lower()
-        for slot in (1, 2, 3):
-            phrase = f"{words} {WORDS[slot]}"
-            out.setdefault(phrase, Choice(str(card), slot, phrase))
+    for p in who:
+        lead = f"{parsing.normalise(p)} " if named else ""
+        for card in state.hands.get(p, ()):
+            words = card.spoken.lower()
+            for slot in (1, 2, 3):
+                phrase = f"{lead}{words} {WORDS[slot]}"
+                out.setdefault(phrase, Choice(p, str(card), slot, phrase, named))
     return out
 
 
 def declaration_question(choices: dict[str, Choice]) -> Question:
     """The declaration alone ("red rower one", "red rower on one")."""
-    aliases = {p: [c.spoken.lower(), p.rsplit(" ", 1)[0] + " section " + p.rsplit(" ", 1)[1]]
-               for p, c in choices.items()}
+    aliases = {p: c.said_forms for p, c in choices.items()}
     return Question.build(list(choices), aliases=aliases, carriers=(), name="declaration")
 
 
@@ -102,7 +119,7 @@ def check_question(choices: dict[str, Choice]) -> Question:
     """The answer to "red rower on one?": yes, no, or the declaration said again."""
     aliases: dict[str, list[str]] = {"yes": list(parsing.YES_WORDS), "no": list(parsing.NO_WORDS)}
     for p, c in choices.items():
-        aliases[p] = [c.spoken.lower()]
+        aliases[p] = c.said_forms[:1]
     return Question.build(["yes", "no", *choices], aliases=aliases, carriers=(),
                           name="declaration_check")
 
@@ -148,6 +165,8 @@ class VoiceDeclarations:
             if slap is not None:
                 self.feed.ahead = 0.0  # answers are wanted as soon as they are said
                 self._take(slap)
+                if not host.done:
+                    host.hear_afresh()  # the answers are no part of the next song
                 self.feed.ahead = AHEAD
         return host.finish()
 
@@ -173,11 +192,13 @@ class VoiceDeclarations:
     def _take(self, slap: float) -> None:
         """Hear the play of ``slap``, check it with its player, and declare it to the host."""
         host = self.host
-        player = host.state.turn
-        name = _cap(player)
-        choices = choices_for(host.state, player)
+        turn = host.state.turn
+        choices = choices_for(host.state, turn)
         if not choices:
             return
+        named = next(iter(choices.values())).named
+        # Out of turn, the host asks the table; the check names the player heard.
+        asked = "Who played" if named else _cap(turn)
         declare_q = declaration_question(choices)
         check_q = check_question(choices)
         self.tape.skip_to(slap + 0.1)
@@ -191,11 +212,12 @@ class VoiceDeclarations:
         while misses < TRIES and not self.ears.ended:
             sorry = "Sorry, I did not catch that. " if misses else ""
             if candidate is not None:
-                host.say(f"{sorry}{name}: {candidate.spoken}?", self.tape.clock, "question")
+                host.say(f"{sorry}{_cap(candidate.player)}: {candidate.spoken}?", self.tape.clock,
+                         "question")
                 answer = self.ears.hear(check_q, self.tape.clock + ANSWER_WAIT, "check")
                 said = answer.choice if answer is not None else None
                 if said == "yes":
-                    self._declare(slap, player, candidate)
+                    self._declare(slap, candidate)
                     return
                 if said == "no":
                     candidate = None
@@ -204,21 +226,25 @@ class VoiceDeclarations:
                     candidate = choices[said]
                     continue
             else:
-                host.say(f"{sorry}{name}, which card, and which section?", self.tape.clock,
-                         "question")
+                question = ("which card, and which section? Say your name first." if named
+                            else "which card, and which section?")
+                host.say(f"{sorry}{asked}, {question}", self.tape.clock, "question")
                 answer = self.ears.hear(declare_q, self.tape.clock + ANSWER_WAIT, "declaration")
                 if answer is not None and answer.choice in choices:
                     candidate = choices[answer.choice]
                     continue
             misses += 1
         song = host.state.song
-        host.say(f"I did not get your card, {name}: take it back. Warm up twice: "
-                 f"{song_words(song.tums, song.reversed)}. {name} plays.", self.tape.clock, "stop")
+        who = "" if named else f", {_cap(turn)}"
+        host.say(f"I did not get the card{who}: take it back. Warm up twice: "
+                 f"{song_words(song.tums, song.reversed)}. {_cap(turn)} plays.", self.tape.clock,
+                 "stop")
 
-    def _declare(self, slap: float, player: str, choice: Choice) -> None:
+    def _declare(self, slap: float, choice: Choice) -> None:
         host = self.host
         before = len(host.announcer.lines)
-        host.declare(Declaration(slap + 0.01, player, choice.card, choice.slot, source="voice"))
+        host.declare(Declaration(slap + 0.01, choice.player, choice.card, choice.slot,
+                                 source="voice"))
         host.settle()
         said = " ".join(line.text for line in host.announcer.lines[before:])
         if not host.done and "Warm up twice" not in said:
