@@ -58,6 +58,9 @@ MAX_TUMS = 3
 #: onsets 50 to 90 ms after they begin (a few up to 160 ms in noise); an onset
 #: decided later than this is used from ``detected_t - LATENCY`` on.
 LATENCY = 0.1
+#: A syllable after a slap takes the beat from it unless the slap was this much
+#: closer to the predicted beat (s): the prediction wanders by tens of ms.
+SLAP_ON_BEAT = 0.03
 
 
 # -- events ------------------------------------------------------------------
@@ -409,9 +412,12 @@ class ChantTracker:
         from it, and a slap heard inside a syllable never takes it. A slap
         heard as an onset of its own after a syllable may still be the beat
         (it hid the Tum, and the syllable was a stray sound): strength decides.
+        A syllable well after a slap that fell on the predicted beat is the
+        Tum's vowel coming out from under the card (60 ms after it, some
+        frame alignments hear it apart): the slap keeps the beat.
         """
         if cur.kind == SLAP and o.kind != SLAP:
-            return True
+            return abs(o.t - slot.b) < abs(cur.t - slot.b) + SLAP_ON_BEAT
         if o.inside:
             return False
         return self._score(o, slot) > self._score(cur, slot)
