@@ -142,7 +142,7 @@ class VoiceDeclarations:
     recognizer: Any
     mute: Any = None
     on_block: Callable[[Any], None] | None = None
-    #: What was heard, question by question (for the journal reader and the tests).
+    #: What was heard, question by question (to see why a declaration was missed).
     heard: list[dict[str, Any]] = field(default_factory=list)
     _taken: list[float] = field(default_factory=list)
 
