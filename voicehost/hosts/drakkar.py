@@ -536,10 +536,11 @@ class DrakkarHost:
             self._refuse(decl, refusal.reason)
             return
         mistake = next((e.kind for e in events if isinstance(e, drakkar.Mistake)), None)
+        stops = drakkar.singing_stops(events)
         self.plays.append(JudgedPlay(verdict.t if verdict else decl.t, decl.player, str(card),
-                                     decl.slot, timing, verdict, mistake))
+                                     decl.slot, timing, verdict, mistake, stops))
         self._announce_play(before, decl, card, verdict, events)
-        if drakkar.singing_stops(events) and not self.state.is_over:
+        if stops and not self.state.is_over:
             self._request_stop(decl.t)
         song = self.state.song
         if not self.state.is_over and song.tums >= 1:
@@ -770,8 +771,6 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
     the best installed); ``setup`` is the printed deck (a game record) when
     there is no sidecar.
     """
-    import time
-
     from voicehost.audio.sources import FileSource
 
     source = FileSource(wav)
@@ -799,7 +798,7 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
                                    f"among the players ({', '.join(state.players)}).")
         host.declare(decl)
     created = journal_path is not None and resume_events is None
-    wall0 = time.monotonic()
+    blocks = _paced(source.blocks(), pace, host)
     try:
         if voice:
             from voicehost.hosts.drakkar_voice import VoiceDeclarations
@@ -807,14 +806,8 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
 
             ears = VoiceDeclarations(host, recognizer or open_recognizer("auto"),
                                      on_block=on_block)
-            return ears.run(_paced(source.blocks(), pace, host))
-        for block in source.blocks():
-            if pace and not host.fast_forwarding:
-                ahead = block.t / pace - (time.monotonic() - wall0)
-                if ahead > 0:
-                    time.sleep(ahead)
-            elif host.fast_forwarding:
-                wall0 = time.monotonic() - block.t / pace if pace else wall0
+            return ears.run(blocks)
+        for block in blocks:
             host.feed(block)
             if on_block is not None:
                 on_block(host)
@@ -827,7 +820,11 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
 
 
 def _paced(blocks, pace: float | None, host):
-    """The blocks, at ``pace`` times real time when given (presentation only)."""
+    """The blocks, at ``pace`` times real time when given (presentation only).
+
+    While the host fast-forwards (resume) they come at once, and the pace
+    starts again from where it ends.
+    """
     import time
 
     wall0 = time.monotonic()

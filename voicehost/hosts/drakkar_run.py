@@ -161,6 +161,13 @@ def _view(args, announcer: Announcer):
     return view
 
 
+def _view_updater(view):
+    """The per-block callback that keeps the ``--large`` view current (None without one)."""
+    if view is None:
+        return None
+    return lambda host: view.update(status_rows(host))
+
+
 def _report(result: DrakkarResult, as_json: bool) -> int:
     if as_json:
         print(json.dumps(result.to_dict(), indent=1))
@@ -197,9 +204,7 @@ def _by_voice(args) -> bool:
 def _recording(args, players) -> int:
     announcer = make_announcer(args.quiet, args.output_device)
     view = _view(args, announcer)
-    on_block = None
-    if view is not None:
-        on_block = lambda host: view.update(status_rows(host))  # noqa: E731
+    on_block = _view_updater(view)
     try:
         setup = load_setup(args.setup) if getattr(args, "setup", None) else None
         result = run_recording(args.input, args.declarations, announcer, seed=args.seed,
@@ -427,8 +432,8 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
             from voicehost.hosts.drakkar_voice import VoiceDeclarations
             from voicehost.speech.recognizer import open_recognizer
 
-            on_block = (lambda h: view.update(status_rows(h))) if view else None  # noqa: E731
-            ears = VoiceDeclarations(host, open_recognizer("auto"), mute, on_block=on_block)
+            ears = VoiceDeclarations(host, open_recognizer("auto"), mute,
+                                     on_block=_view_updater(view))
             try:
                 result = ears.run(blocks if blocks is not None else mic.blocks())
             finally:
@@ -473,7 +478,7 @@ def resume_drakkar(path: Path, args) -> int:
             wav = Path(run["input"])
             side = run.get("declarations")
             view = _view(args, announcer)
-            on_block = (lambda host: view.update(status_rows(host))) if view else None  # noqa: E731
+            on_block = _view_updater(view)
             try:
                 result = run_recording(wav, side, announcer, journal=journal,
                                        seed=int(run.get("seed", 0)),

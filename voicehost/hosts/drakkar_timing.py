@@ -25,6 +25,8 @@ class JudgedPlay:
     timing: str
     verdict: Verdict | None
     mistake: str | None = None
+    #: The play stopped the song (a mistake or an island): the table warms up again.
+    stops_song: bool = False
 
     @property
     def offset_ms(self) -> float | None:

@@ -242,12 +242,14 @@ class VoiceDeclarations:
 
     def _declare(self, slap: float, choice: Choice) -> None:
         host = self.host
-        before = len(host.announcer.lines)
+        played = len(host.plays)
         host.declare(Declaration(slap + 0.01, choice.player, choice.card, choice.slot,
                                  source="voice"))
         host.settle()
-        said = " ".join(line.text for line in host.announcer.lines[before:])
-        if not host.done and "Warm up twice" not in said:
+        # A play that stopped the song (a mistake, an island) was announced
+        # with its restart; any other, or one the rules refused, needs it said.
+        restarted = len(host.plays) > played and host.plays[-1].stops_song
+        if not host.done and not restarted:
             song = host.state.song
             host.say(f"Warm up twice: {song_words(song.tums, song.reversed)}. "
                      f"{_cap(host.state.turn)} plays.", self.tape.clock, "stop")

@@ -22,9 +22,12 @@ heard from there on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from voicehost.speech.listener import EndpointConfig
 
 #: Frames fed to the endpointer: its own hop (20 ms at 16 kHz).
 FRAME = 320
@@ -116,7 +119,8 @@ class Ears:
         Optional endpointing settings.
     """
 
-    def __init__(self, tape: Tape, recognizer: Any, mute: Any = None, endpoint: Any = None):
+    def __init__(self, tape: Tape, recognizer: Any, mute: Any = None,
+                 endpoint: EndpointConfig | None = None):
         self.tape: Tape = tape
         self.recognizer = recognizer
         self.mute = mute

@@ -80,12 +80,12 @@ class Endpointer:
     def reset(self) -> None:
         self._sos = None
         if self.config.highpass:
-            from scipy.signal import butter, sosfilt, sosfilt_zi
+            from scipy.signal import butter, sosfilt
 
             self._sosfilt = sosfilt
             self._sos = butter(2, self.config.highpass / (self.rate / 2), btype="highpass",
                                output="sos")
-            self._zi = sosfilt_zi(self._sos) * 0.0
+            self._zi = np.zeros((len(self._sos), 2))  # the filter at rest
         self._floor: float | None = None
         self._buf = np.zeros(0, dtype=np.float32)
         self._buf_start = 0  # sample index of _buf[0]
@@ -103,7 +103,7 @@ class Endpointer:
             self._speech_start = None
             self._loud_frames = 0
             if self._sos is not None:
-                self._zi = self._zi * 0.0
+                self._zi = np.zeros_like(self._zi)
         self._buf = np.concatenate([self._buf, block.samples.astype(np.float32, copy=False)])
         return self._scan()
 
