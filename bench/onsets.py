@@ -80,21 +80,11 @@ def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float],
     (:func:`_song_changes`); told only the first song, it would look for
     the wrong last Tum in every bar after a change.
     """
-    from voicehost.audio.chant import ChantTracker
+    from voicehost.audio.chant import track
 
     first = truth["bars"][0] if truth["bars"] else {"tums": 3, "reversed": False}
-    tr = ChantTracker(first["tums"], first["reversed"], follow=True)
-    changes = _song_changes(truth)
-    last = 0.0
-    for o in sorted(onsets, key=lambda o: o.detected_t or o.t):
-        now = max(o.detected_t or o.t, last)
-        while changes and changes[0][0] <= now:
-            t, tums, rev = changes.pop(0)
-            tr.process([], max(t, last))
-            tr.set_song(tums, rev)
-        tr.process([o], now)
-        last = now
-    tr.finish(duration)
+    tr = track(onsets, first["tums"], first["reversed"], follow=True, end_t=duration,
+               songs=_song_changes(truth))
     located = [b.last_tum for b in tr.bars if b.last_tum is not None]
     errs = []
     for bar in truth["bars"]:

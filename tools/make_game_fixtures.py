@@ -43,6 +43,7 @@ from make_fixtures import (  # noqa: E402
     RATE, SPOKEN, VOICES, Singer, _espeak, pink, slap_sound, syllable)
 
 from voicehost.games import drakkar  # noqa: E402
+from voicehost.hosts.drakkar_song import WORDS  # noqa: E402
 
 OUT = ROOT / "audio_fixtures" / "games"
 #: Seconds between a slap and its declaration (a key press, a spoken "kraken two").
@@ -103,7 +104,6 @@ VOICE_YES = 5.6
 VOICE_RESTART = 7.2
 #: Each player's espeak-ng voice for their declarations (never a singer's).
 PLAYER_VOICES = (("en-us", 150, 45), ("en-gb", 140, 60), ("en+m3", 160, 40))
-SECTION_WORDS = {1: "one", 2: "two", 3: "three"}
 
 
 GAMES = [
@@ -250,7 +250,7 @@ def plan(game: Game, deck: list[str]) -> tuple:
         timing = "on_beat" if abs(step.offset) <= ON_BEAT_WINDOW else "off_beat"
         record.append(drakkar.play_event(step.player, step.card, step.slot, timing))
         card = drakkar.Card.parse(step.card).spoken.lower()
-        said = f"{card} {SECTION_WORDS[step.slot]}"
+        said = f"{card} {WORDS[step.slot]}"
         state, events = drakkar.play(state, step.player, step.card, step.slot, timing)
         if game.voice:
             for after, text in ((VOICE_SAY, said), (VOICE_AGAIN, said), (VOICE_YES, "yes")):

@@ -788,12 +788,23 @@ def _check_tums(tums: int) -> None:
 
 
 def track(onsets: Iterable[Onset], tums: int = 3, reversed: bool = False,
-          follow: bool = True, end_t: float | None = None) -> ChantTracker:
-    """Run the tracker over a finished list of onsets, fed in time order as live."""
+          follow: bool = True, end_t: float | None = None,
+          songs: Sequence[tuple[float, int, bool]] = ()) -> ChantTracker:
+    """Run the tracker over a finished list of onsets, fed in time order as live.
+
+    ``songs`` are the game's song changes, ``(t, tums, reversed)`` in time
+    order: each is told to the tracker (:meth:`ChantTracker.set_song`) when the
+    clock reaches ``t``, as a host tells it after a play.
+    """
     tr = ChantTracker(tums, reversed, follow=follow)
+    changes = list(songs)
     last = 0.0
     for o in sorted(onsets, key=lambda o: o.detected_t or o.t):
         now = max(o.detected_t or o.t, last)
+        while changes and changes[0][0] <= now:
+            t, new_tums, new_reversed = changes.pop(0)
+            tr.process([], max(t, last))
+            tr.set_song(new_tums, new_reversed)
         tr.process([o], now)
         last = now
     tr.finish(end_t if end_t is not None else last)
