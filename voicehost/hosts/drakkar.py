@@ -248,21 +248,6 @@ class DrakkarHost:
         self._pending.append(decl)
         self._pending.sort(key=lambda d: d.t)
 
-    def hear_afresh(self) -> None:
-        """The table is quiet and will start the song again: track it from scratch.
-
-        After a play declared by voice, the tracker has heard the song stop
-        and then the player's answers; a fresh one cannot take those for the
-        start of the next song (through a sound card it sometimes did, and
-        missed the whole of it).
-        """
-        from voicehost.audio.chant import ChantTracker
-
-        song = self.state.song
-        self.tracker = ChantTracker(song.tums, song.reversed)
-        self._bar_pending = None
-        self._onset_queue = [o for o in self._onset_queue if o.t >= self.clock]
-
     def settle(self) -> None:
         """Judge and apply every declaration whose audio is in (after a late :meth:`declare`)."""
         self._step()

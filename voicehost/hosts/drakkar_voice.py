@@ -165,8 +165,6 @@ class VoiceDeclarations:
             if slap is not None:
                 self.feed.ahead = 0.0  # answers are wanted as soon as they are said
                 self._take(slap)
-                if not host.done:
-                    host.hear_afresh()  # the answers are no part of the next song
                 self.feed.ahead = AHEAD
         return host.finish()
 
