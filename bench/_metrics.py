@@ -36,6 +36,36 @@ def chant_fixtures() -> list[Fixture]:
     return out
 
 
+def held_out_fixtures(seed: int, out: Path | None = None) -> list[Fixture]:
+    """Chants rendered now from ``seed`` into ``out`` (default: a new temporary directory).
+
+    Never committed and never tuned on: the committed fixtures are what the
+    detector was tuned on, so only these say how it does on chants it has never met.
+    """
+    import importlib.util
+    import tempfile
+
+    import soundfile as sf
+
+    import sys
+
+    gen = sys.modules.get("make_fixtures")
+    if gen is None:
+        spec = importlib.util.spec_from_file_location("make_fixtures", ROOT / "tools" / "make_fixtures.py")
+        gen = importlib.util.module_from_spec(spec)
+        sys.modules["make_fixtures"] = gen  # its dataclasses look their module up there
+        spec.loader.exec_module(gen)
+    out = out or Path(tempfile.mkdtemp(prefix=f"voicehost-held-out-{seed}-"))
+    fixtures = []
+    for s in gen.held_out_specs(seed):
+        audio, truth = gen.render(s)
+        wav = out / f"{s.name}.wav"
+        sf.write(str(wav), audio, gen.RATE, subtype="PCM_16")
+        wav.with_suffix(".json").write_text(json.dumps(truth))  # to look at afterwards
+        fixtures.append(Fixture(s.name, wav, truth, np.array([o["t"] for o in truth["onsets"]])))
+    return fixtures
+
+
 def real_fixture() -> Fixture | None:
     wav = REAL / "madmom" / "sample.wav"
     ann = REAL / "madmom" / "sample.onsets"

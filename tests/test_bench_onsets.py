@@ -47,3 +47,23 @@ def test_whirlpool_island_bars_are_all_located():
     # Every bar's last Tum, the reversed ones ("Tum Tum Tum Drakkar") included,
     # within the benchmark's 150 ms; told only the first song, 2 of 4.
     assert len(errors) == 4
+
+
+def test_held_out_chants_are_new_varied_and_repeatable(tmp_path):
+    """``bench onsets --held-out SEED``: chants the detector was never tuned on, the same for a seed."""
+    from bench._metrics import held_out_fixtures
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = held_out_fixtures(7, tmp_path / "a")
+    b = held_out_fixtures(7, tmp_path / "b")
+    assert [f.name for f in a] == [f.name for f in b]
+    assert all((f.onsets == g.onsets).all() for f, g in zip(a, b))
+    committed = {p.stem for p in CHANT.glob("*.json")}
+    assert not committed & {f.name for f in a}
+    assert {f.truth["noise"] for f in a} == {"babble", "pink", "white"}
+    assert len({f.truth["bpm"] for f in a}) >= 8
+    assert any(f.truth["reversed_from_bar"] is not None for f in a)
+    for f in a:
+        assert f.wav.is_file() and len(f.truth["bars"]) == 5 and len(f.onsets) > 10
+        assert [s["bar"] for s in f.truth["slaps"]] == sorted({s["bar"] for s in f.truth["slaps"]})
