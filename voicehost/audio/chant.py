@@ -62,8 +62,9 @@ LATENCY = 0.1
 #: A syllable after a slap takes the beat from it unless the slap was this much
 #: closer to the predicted beat (s): the prediction wanders by tens of ms.
 SLAP_ON_BEAT = 0.03
-#: Where a "kar" that changes the song may fall (share of a beat after its "Drak") ...
-KAR_AT = (0.4, 0.62)
+#: Where a "kar" that changes the song may fall: this share of a beat either side
+#: of where the table's own "kar"s fall (half a beat until any is heard) ...
+KAR_AT = 0.11
 #: ... and how strong it must be, times the recent "kar"s (see ChantTracker._plain_kar).
 KAR_STRENGTH = 0.5
 
@@ -334,7 +335,8 @@ class ChantTracker:
         self._last_heard = -1e9
         self._first_missed: float | None = None  # the first beat with no onset since one was heard
         self._strengths: deque[float] = deque(maxlen=8)
-        self._kars: deque[float] = deque(maxlen=6)  # strengths of the "kar"s sung where expected
+        # The "kar"s sung where the song has them: (strength, share of a beat after "Drak").
+        self._kars: deque[tuple[float, float]] = deque(maxlen=6)
         self._pos = 0
         self._uncertain = False
         self._bar: Bar | None = None
@@ -634,7 +636,7 @@ class ChantTracker:
         if double:
             self._doubles.append(self._slot_no)
         if double and s.pos == expected_double:
-            self._kars.append(s.half.strength)
+            self._kars.append((s.half.strength, (s.half.t - s.onset.t) / s.period))
         if double and s.pos != expected_double and not self._plain_kar(s):
             double = False  # chatter on the half beat: no reason to doubt the song
             s.half = None
@@ -669,16 +671,18 @@ class ChantTracker:
         percentile) at 0.54 times the recent "kar"s' median strength or more
         (2nd percentile); chatter anywhere in the half-beat window, and
         often fainter (a third of the "kar"s found as wrong songs in noisy
-        chants). So a double where none is expected must be near the half
-        beat and not faint.
+        chants). So a double where none is expected must be near where this
+        table sings its "kar"s (a table that swings them late is followed)
+        and not faint.
         """
         assert s.half is not None and s.onset is not None
         ratio = (s.half.t - s.onset.t) / s.period
-        if not KAR_AT[0] <= ratio <= KAR_AT[1]:
+        at = sorted(r for _, r in self._kars)[len(self._kars) // 2] if self._kars else 0.51
+        if abs(ratio - at) > KAR_AT:
             return False
         if not self._kars:
             return True
-        v = sorted(self._kars)
+        v = sorted(st for st, _ in self._kars)
         return s.half.strength >= KAR_STRENGTH * v[len(v) // 2]
 
     def _new_bar(self, s: _Slot, out: list[Event]) -> None:
