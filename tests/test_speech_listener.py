@@ -54,6 +54,24 @@ def test_endpointer_in_noise():
     assert len(utts) == 1 and utts[0].end - utts[0].start > 0.2
 
 
+@pytest.mark.parametrize("silent", [0.02, 0.2, 1.0])
+def test_digital_silence_before_a_noisy_room_is_not_its_floor(silent):
+    """A stream that opens on zeros (a loopback monitor, some drivers, a gap
+    filled after an overflow), then a room at -45 dBFS: the zeros once became
+    the noise floor, the room's noise was speech, and the answer was lost in
+    one 5-second utterance after another."""
+    red = read_audio(FIX / "en_us_160_clean_red.wav")
+    stream = np.concatenate([np.zeros(int(silent * RATE), np.float32), room(1.5, level=0.0056),
+                             red + room(len(red) / RATE, level=0.0056, seed=1),
+                             room(1.0, level=0.0056, seed=2)])
+    ep = Endpointer()
+    utts = [u for b in blocks_from_array(stream, RATE, 320) if (u := ep.feed(b))]
+    s, e = speech_bounds(red)
+    start = silent + 1.5
+    assert len(utts) == 1
+    assert abs(utts[0].start - (start + s)) < 0.06 and abs(utts[0].end - (start + e)) < 0.1
+
+
 def test_highpass_ends_an_answer_in_rumble():
     # From the voice-declared Drakkar recording: "yes" at 12.6-13.05 s in pink
     # noise, the table singing again from 14.2 s.

@@ -35,6 +35,9 @@ class EndpointConfig:
     keep_db: float = 5.0
     #: Frames below -60 dBFS are never speech.
     min_dbfs: float = -60.0
+    #: Frames below this are digital silence, not a quiet room (16-bit audio's
+    #: quietest step is -96 dBFS): they never set the noise floor.
+    silent_dbfs: float = -100.0
     #: Quiet after speech that ends the utterance.
     hangover: float = 0.22
     #: Shorter bursts are clicks or knocks, not answers.
@@ -127,9 +130,17 @@ class Endpointer:
             db = 10 * np.log10(float(np.mean(frame**2)) + 1e-12)
             t_frame = self._pos
             self._pos += self.hop
-            if self._floor is None:
-                self._floor = db
             if self._speech_start is None:
+                if db < c.silent_dbfs:
+                    # Digital silence (a stream opening, a gap filled after an
+                    # overflow) says nothing about the room. Taken as its
+                    # floor, it made a noisy room's every frame "speech": one
+                    # 5-second utterance after another, every answer lost.
+                    self._loud_frames = 0
+                    self._trim()
+                    continue
+                if self._floor is None:
+                    self._floor = db
                 loud = db > max(self._floor + c.start_db, c.min_dbfs)
                 self._loud_frames = self._loud_frames + 1 if loud else 0
                 if self._loud_frames * self.hop >= 0.03 * self.rate:
