@@ -36,17 +36,9 @@ def chant_fixtures() -> list[Fixture]:
     return out
 
 
-def held_out_fixtures(seed: int, out: Path | None = None) -> list[Fixture]:
-    """Chants rendered now from ``seed`` into ``out`` (default: a new temporary directory).
-
-    Never committed and never tuned on: the committed fixtures are what the
-    detector was tuned on, so only these say how it does on chants it has never met.
-    """
+def fixture_generator():
+    """tools/make_fixtures.py as a module (loaded once), for chants rendered on the spot."""
     import importlib.util
-    import tempfile
-
-    import soundfile as sf
-
     import sys
 
     gen = sys.modules.get("make_fixtures")
@@ -55,6 +47,20 @@ def held_out_fixtures(seed: int, out: Path | None = None) -> list[Fixture]:
         gen = importlib.util.module_from_spec(spec)
         sys.modules["make_fixtures"] = gen  # its dataclasses look their module up there
         spec.loader.exec_module(gen)
+    return gen
+
+
+def held_out_fixtures(seed: int, out: Path | None = None) -> list[Fixture]:
+    """Chants rendered now from ``seed`` into ``out`` (default: a new temporary directory).
+
+    Never committed and never tuned on: the committed fixtures are what the
+    detector was tuned on, so only these say how it does on chants it has never met.
+    """
+    import tempfile
+
+    import soundfile as sf
+
+    gen = fixture_generator()
     out = out or Path(tempfile.mkdtemp(prefix=f"voicehost-held-out-{seed}-"))
     fixtures = []
     for s in gen.held_out_specs(seed):

@@ -16,6 +16,8 @@ from voicehost.audio.chant import (
 from voicehost.audio.onsets import Onset, detect_onsets
 from voicehost.audio.sources import read_audio
 
+from chant_onsets import generator, sung
+
 CHANT = Path(__file__).resolve().parents[1] / "audio_fixtures" / "chant"
 
 
@@ -221,18 +223,6 @@ def test_people_talking_is_not_a_song():
                        for e in result.events)
 
 
-def _sung(start: float, period: float, bars: int, tums: int = 3, kar_at: float = 0.48) -> list[Onset]:
-    """Onsets of a chant as the detector hands them out ("kar" ``kar_at`` of a beat after "Drak")."""
-    out, t = [], start
-    for _ in range(bars):
-        out.append(Onset(t, 20.0, detected_t=t + 0.06))
-        out.append(Onset(t + kar_at * period, 12.0, detected_t=t + kar_at * period + 0.06))
-        out += [Onset(t + k * period, 18.0, detected_t=t + k * period + 0.06)
-                for k in range(1, tums + 1)]
-        t += (tums + 1) * period
-    return out
-
-
 @pytest.mark.parametrize("kar_at, where, strength, wrong", [
     (0.48, 0.70, 12.0, False),  # chatter late in the half-beat window: no "kar" sings there
     (0.48, 0.50, 5.5, False),   # a faint sound on the half beat: under half the table's "kar"s
@@ -245,7 +235,7 @@ def test_chatter_on_a_half_beat_is_no_wrong_song(kar_at, where, strength, wrong)
     (7 of 18 babble chants rendered by ``bench onsets --held-out``) and look for
     the last Tum in the wrong place; a "kar" sung there still says the song changed."""
     period = 0.6
-    onsets = _sung(1.0, period, 6, kar_at=kar_at)
+    onsets = sung(1.0, period, 6, kar_at=kar_at)
     tum = onsets[5 * 3 + 3].t  # bar 3's second Tum: a "kar" there says one Tum was sung
     onsets.append(Onset(tum + where * period, strength, detected_t=tum + where * period + 0.06))
     onsets.sort(key=lambda o: o.t)
@@ -257,16 +247,7 @@ def test_chatter_on_a_half_beat_is_no_wrong_song(kar_at, where, strength, wrong)
 
 def test_chatter_in_a_noisy_room_is_no_wrong_song():
     """A chant in babble at 20 dB (held-out seed 1, chant 5): four wrong songs before."""
-    import importlib.util
-    import sys
-
-    if "make_fixtures" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "make_fixtures", Path(__file__).resolve().parents[1] / "tools" / "make_fixtures.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["make_fixtures"] = mod
-        spec.loader.exec_module(mod)
-    gen = sys.modules["make_fixtures"]
+    gen = generator()
     spec = gen.held_out_specs(1)[5]
     assert spec.noise == "babble" and spec.snr_db == 20
     audio, t = gen.render(spec)

@@ -27,6 +27,8 @@ from voicehost.audio.chant import SongStopped, WrongSong, track
 from voicehost.audio.onsets import Onset
 from voicehost.audio.sources import read_audio
 
+from chant_onsets import sung
+
 GAMES = Path(__file__).resolve().parents[1] / "audio_fixtures" / "games"
 RATE = 16000
 
@@ -37,23 +39,9 @@ def loss():
             json.loads((GAMES / "drakkar_loss.truth.json").read_text()))
 
 
-def _song(start: float, period: float, bars: int, tums: int = 3,
-          loud: float = 1.0) -> list[Onset]:
-    out = []
-    t = start
-    for _ in range(bars):
-        out.append(Onset(t, 25.0 * loud, detected_t=t + 0.06))  # Drak
-        out.append(Onset(t + 0.47 * period, 12.0 * loud,
-                         detected_t=t + 0.47 * period + 0.06))  # kar
-        for k in range(1, tums + 1):
-            out.append(Onset(t + k * period, 20.0 * loud, detected_t=t + k * period + 0.06))
-        t += (tums + 1) * period
-    return out
-
-
 def test_faint_sounds_before_the_song_do_not_cost_its_first_bars():
     period = 60 / 130
-    song = _song(1.5, period, 4)
+    song = sung(1.5, period, 4)
     # Two faint sounds that, with "Drak" and "kar", look like a slow song
     # ("Tum, Drak-kar, Tum" at 76 beats a minute) until the real Tums come.
     strays = [Onset(0.147, 3.0, detected_t=0.185), Onset(0.957, 3.5, detected_t=0.975)]
@@ -67,7 +55,7 @@ def test_faint_sounds_before_the_song_do_not_cost_its_first_bars():
 def test_talk_before_the_song_still_finds_it():
     """A few random syllables before the song never push its first bar later than the second."""
     period = 60 / 110
-    song = _song(4.0, period, 4)
+    song = sung(4.0, period, 4)
     rng = np.random.default_rng(7)
     for _ in range(40):
         times = np.sort(rng.uniform(0.0, 3.8, rng.integers(2, 7)))
@@ -100,11 +88,11 @@ def test_the_rooms_faint_sounds_on_the_beat_do_not_keep_an_ended_song_going():
     such sounds made two phantom bars and a "wrong song", after which the
     tracker followed a reversed song for the rest of the half hour.)"""
     period = 0.6
-    first = _song(0.6, period, 4, loud=4.0)  # a loud, clean song
+    first = sung(0.6, period, 4, loud=4.0)  # a loud, clean song
     end = 0.6 + 16 * period
     faint = [Onset(end + k * period + d, 3.2, detected_t=end + k * period + d + 0.04)
              for k, d in ((1, 0.06), (2, -0.06), (3, -0.02))]
-    second = _song(end + 6.0, 60 / 70, 3)
+    second = sung(end + 6.0, 60 / 70, 3)
     tr = track(first + faint + second, tums=3, follow=True, end_t=end + 18.0)
     starts = [round(b.start, 3) for b in tr.bars]
     assert starts == [round(0.6 + 4 * k * period, 3) for k in range(4)] + \

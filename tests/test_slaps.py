@@ -10,9 +10,7 @@ every such play was judged exactly on the beat.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +21,8 @@ from voicehost.audio.judge import EARLY, LATE, ON_BEAT
 from voicehost.audio.onsets import SLAP, detect_onsets
 from voicehost.audio.sources import read_audio
 
+from chant_onsets import generator
+
 ROOT = Path(__file__).resolve().parents[1]
 CHANT = ROOT / "audio_fixtures" / "chant"
 NEAR = ["g3_100bpm_slaps_near_snr20", "g4_85bpm_slaps_near_snr15"]
@@ -31,12 +31,7 @@ RATE = 16000
 
 def _slap_sound(seed: int) -> np.ndarray:
     """The fixture generator's own slap (tools/make_fixtures.py), so tests and fixtures agree."""
-    if "make_fixtures" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("make_fixtures", ROOT / "tools" / "make_fixtures.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["make_fixtures"] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules["make_fixtures"].slap_sound(np.random.default_rng(seed))
+    return generator().slap_sound(np.random.default_rng(seed))
 
 
 def _want(offset_ms: float, window_ms: float) -> str:
