@@ -24,18 +24,26 @@ WAV = GAMES / "sailor_private.wav"
 TRUTH = json.loads((GAMES / "sailor_private.truth.json").read_text())
 
 
-def test_a_live_match_through_a_loopback_sound_card(tmp_path, pulse):
+_HOST = [sys.executable, "-m", "voicehost", "sailor", "--players", TRUTH["players"],
+         "--cards", "private", "--seed", str(TRUTH["seed"]), "--target", str(TRUTH["target"]),
+         "--turn-seconds", "30", "--accuse-seconds", str(TRUTH["accuse_seconds"]),
+         "--listen-seconds", str(TRUTH["listen_seconds"]), "--backend", TRUTH["backend"],
+         "--quiet"]
+
+
+def _decisions(path: Path) -> list[dict]:
+    return read_journal(path)[1]
+
+
+def test_a_live_match_through_a_loopback_sound_card_through_a_loopback_sound_card(tmp_path, pulse):
     env = {**os.environ, "PULSE_SINK": pulse.sink, "PULSE_SOURCE": pulse.source}
     journal = tmp_path / "live.jsonl"
+    heard = tmp_path / "heard.wav"
     out = tmp_path / "out.txt"
     with open(out, "w") as stdout:
         host = subprocess.Popen(
-            [sys.executable, "-m", "voicehost", "sailor", "--players", TRUTH["players"],
-             "--cards", "private", "--seed", str(TRUTH["seed"]), "--target",
-             str(TRUTH["target"]), "--turn-seconds", "30",
-             "--accuse-seconds", str(TRUTH["accuse_seconds"]),
-             "--listen-seconds", str(TRUTH["listen_seconds"]), "--backend", TRUTH["backend"],
-             "--input-device", "pulse", "--quiet", "--journal", str(journal)],
+            [*_HOST, "--input-device", "pulse", "--record-input", str(heard),
+             "--journal", str(journal)],
             stdin=subprocess.PIPE, stdout=stdout, stderr=subprocess.PIPE, env=env, text=True)
         try:
             host.stdin.write("\n" * 6)  # each player: Enter to see the card, Enter to hide it
@@ -65,7 +73,18 @@ def test_a_live_match_through_a_loopback_sound_card(tmp_path, pulse):
     header, events, _ = read_journal(journal)
     assert header["host"]["mode"] == "live"
     match = sailor.replay_match(journal_to_record(header, events))
-    # What the host heard and said, for a run that differs (the loopback is live audio).
-    story = "\n".join(map(str, events)) + "\n" + said[-2000:] + "\n" + errors
+    # The host decides on the audio alone: hosting what it recorded gives the
+    # same decisions at the same sample-clock times.
+    again = tmp_path / "again.jsonl"
+    replay = subprocess.run([*_HOST, "--input", str(heard), "--journal", str(again)],
+                            input="\n" * 6, capture_output=True, text=True, timeout=120)
+    assert replay.returncode == 0, replay.stderr
+    assert _decisions(again) == events, (
+        "hosting the recording of the live input decided otherwise:\n"
+        + "\n".join(map(str, _decisions(again))) + "\nlive:\n" + "\n".join(map(str, events)))
+    # What the host heard and said, for a run that differs (the loopback is live audio,
+    # kept in heard.wav).
+    story = ("\n".join(map(str, events)) + "\n" + said[-2000:] + "\n" + errors
+             + f"\nthe input is kept in {heard}")
     assert {p.name: match.scores[p] for p in match.players} == TRUTH["outcome"]["scores"], story
     assert [p.name for p in match.winners] == TRUTH["outcome"]["winners"]

@@ -21,3 +21,6 @@ def add_table_arguments(parser: argparse.ArgumentParser, view: str) -> None:
     parser.add_argument("--pace", type=float, default=None, metavar="X",
                         help="with --input: play the recording at X times real time "
                              "(1 = as the table played it; default: as fast as possible)")
+    parser.add_argument("--record-input", metavar="WAV", default=None,
+                        help="live: keep what the microphone heard in this WAV, on the "
+                             "host's clock (host it again with --input to see what was heard)")

@@ -218,7 +218,7 @@ def _recording(args, players) -> int:
 
 
 # -- live ------------------------------------------------------------------------
-def _mic(device, on_event=None) -> Any:
+def _mic(device, on_event=None, record: str | None = None) -> Any:
     """The microphone, wrapped so a device that goes away does not end the game."""
     try:
         from voicehost.audio.microphone import MicrophoneSource
@@ -238,8 +238,13 @@ def _mic(device, on_event=None) -> Any:
     def open_source():
         return opened.pop() if opened else MicrophoneSource(spec)
 
-    return ResilientSource(open_source, rate=first.rate, blocksize=first.blocksize,
-                           on_event=on_event)
+    source = ResilientSource(open_source, rate=first.rate, blocksize=first.blocksize,
+                             on_event=on_event)
+    if record is None:
+        return source
+    from voicehost.audio.recording import InputRecorder
+
+    return InputRecorder(source, record)
 
 
 def device_line(event: Any, song: str) -> str | None:
@@ -379,7 +384,7 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
         if line:
             host.say(line, host.clock, "stop")
 
-    mic = _mic(args.input_device, on_device)
+    mic = _mic(args.input_device, on_device, getattr(args, "record_input", None))
     mute = MuteWindows()
     announcer = make_announcer(args.quiet, args.output_device, mute)
     if announcer.voice is not None:

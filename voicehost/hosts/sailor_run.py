@@ -157,20 +157,25 @@ def _recording(args, settings: SailorSettings, journal=None, resume_events=None)
 
 
 # -- live -------------------------------------------------------------------------------------
-def _mic(device) -> Any:
+def _mic(device, record: str | None = None) -> Any:
     from voicehost.audio.microphone import MicrophoneSource
 
     spec: Any = device
     if isinstance(device, str) and device.isdigit():
         spec = int(device)
-    return MicrophoneSource(spec)
+    mic = MicrophoneSource(spec)
+    if record is None:
+        return mic
+    from voicehost.audio.recording import InputRecorder
+
+    return InputRecorder(mic, record)
 
 
 def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> int:
     from voicehost.audio.mute import MuteWindows
     from voicehost.journal import Journal
 
-    mic = _mic(getattr(args, "input_device", None))
+    mic = _mic(getattr(args, "input_device", None), getattr(args, "record_input", None))
     mute = MuteWindows()
     announcer = make_announcer(args.quiet, getattr(args, "output_device", None), mute)
     view = _View(announcer) if getattr(args, "large", False) else None
