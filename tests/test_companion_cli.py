@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+import soundfile as sf
 
 from test_companion_browser import Phone, browser, until  # noqa: F401  (browser: fixture)
 
@@ -97,9 +98,11 @@ class Terminal:
         os.close(self.master)
 
 
-def test_live_drakkar_with_two_phones(pulse, browser):
+def test_live_drakkar_with_two_phones(pulse, browser, tmp_path):
+    heard = tmp_path / "heard.wav"
     term = Terminal("drakkar", "--cards", "phones", "--bind", "127.0.0.1", "--players",
-                    "ann,bo", "--first", "ann", "--quiet", "--input-device", "pulse")
+                    "ann,bo", "--first", "ann", "--quiet", "--input-device", "pulse",
+                    "--record-input", str(heard))
     phones = []
     try:
         m = term.wait_for(r"open (http://127\.0\.0\.1:\d+) and enter the join code ([A-Z]{4})")
@@ -130,6 +133,10 @@ def test_live_drakkar_with_two_phones(pulse, browser):
         term.type("q")
         term.wait_for(r"Phone clocks \(error bound of a tap\): ann ±\d+\.\d ms")
         assert term.proc.wait(timeout=20) == 0
+        # --record-input kept the microphone on the host's clock, the tap's time included.
+        info = sf.info(str(heard))
+        assert (info.samplerate, info.channels, info.subtype) == (16000, 1, "FLOAT")
+        assert info.duration > ack["t"]
     finally:
         for phone in phones:
             phone.close()

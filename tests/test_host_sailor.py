@@ -336,3 +336,66 @@ def test_a_resume_mid_round_sends_the_round_in_progress_to_the_phones_again(tmp_
     if scored + 1 < len(events):
         got, texts = resumed_from(scored + 1)
         assert [(g[0], g[1]) for g in got] == sent[1:]
+
+
+# -- live: when the microphone listens -------------------------------------------------------
+class _LiveMic:
+    """A microphone from a recording: ``now`` is where a real one would be by now.
+
+    The clock is moved by the test (here: each Enter of the pass-and-peek
+    takes half a second); ``opened_after`` is how many lines the host had
+    said when recording began.
+    """
+
+    rate = 16000
+
+    def __init__(self, samples: np.ndarray, announcer: Announcer):
+        self.samples = samples
+        self.announcer = announcer
+        self.clock = 0.0
+        self.opened_after: int | None = None
+
+    def blocks(self):
+        from voicehost.audio.blocks import blocks_from_array
+
+        self.opened_after = len(self.announcer.texts)
+        yield from blocks_from_array(self.samples)
+
+    def now(self) -> float:
+        return self.clock
+
+
+class _SlowKeys(io.StringIO):
+    def __init__(self, mic: _LiveMic):
+        super().__init__("\n" * 6)
+        self.mic = mic
+
+    def readline(self, *args):
+        self.mic.clock += 0.5
+        return super().readline(*args)
+
+
+def test_live_the_microphone_records_before_the_first_word_and_skips_the_card_peek():
+    """A live host opens the microphone before it says anything (a sound card can
+    take seconds to open; the first answer must not fall into that time), and
+    what the table says while the cards go round answers no question: a
+    "done" said during the pass-and-peek is not the first player's turn."""
+    from voicehost.audio.sources import FileSource
+    from voicehost.hosts.sailor_listen import Ears, Tape
+    from voicehost.speech.recognizer import open_recognizer
+
+    wav, settings, truth = recorded_match(PRIVATE)
+    match = FileSource(wav).read()
+    done = match[int(0.80 * 16000):int(1.45 * 16000)]  # the first "done" of the match
+    floor = match[:int(0.5 * 16000)]  # the recording's own room noise
+    peek = np.concatenate([floor, done, np.tile(floor, 5)])[: 3 * 16000]  # a "done" at 0.5 s
+    announcer = quiet()
+    mic = _LiveMic(np.concatenate([peek, match]), announcer)
+    ears = Ears(Tape.of(mic.blocks()), open_recognizer(settings.backend))
+    host = SailorHost(settings, announcer, ears, keys=_SlowKeys(mic), screen=io.StringIO(),
+                      now=mic.now, skip_audio=False)
+    result = host.run()
+    assert mic.opened_after == 0
+    assert {p.name: result.match.scores[p] for p in result.match.players} == \
+        truth["outcome"]["scores"]
+    assert ears.heard[0]["t"] >= 3.0  # nothing before the end of the peek was heard

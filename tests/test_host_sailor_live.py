@@ -35,7 +35,7 @@ def _decisions(path: Path) -> list[dict]:
     return read_journal(path)[1]
 
 
-def test_a_live_match_through_a_loopback_sound_card_through_a_loopback_sound_card(tmp_path, pulse):
+def test_a_live_match_through_a_loopback_sound_card(tmp_path, pulse):
     env = {**os.environ, "PULSE_SINK": pulse.sink, "PULSE_SOURCE": pulse.source}
     journal = tmp_path / "live.jsonl"
     heard = tmp_path / "heard.wav"

@@ -7,7 +7,10 @@ source skipped written as silence, so sample ``n`` of the file is sample ``n``
 of the host's clock and hosting the file with ``--input`` hears the same audio
 at the same times. The file is written on the consumer's thread (never in
 PortAudio's callback) and flushed every few seconds, so a crash keeps all
-but the last moments.
+but the last moments. The samples are kept as 32-bit floats, exactly as
+the host had them: rounded to 16 bits, a borderline answer can already be
+read otherwise (measured: one "green" in a live match), and the point of the
+file is to see the same thing happen again (about 3.8 MB a minute).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ FLUSH_EVERY = 5.0
 
 class InputRecorder:
     """A source that records itself: ``blocks()`` passes the source's blocks
-    through unchanged while writing them to ``path`` (16-bit PCM WAV).
+    through unchanged while writing them to ``path`` (a 32-bit float WAV).
 
     Everything else (``rate``, ``now``, ``stats``...) is the source's own, so
     the hosts use it in the source's place. :meth:`close` closes both.
@@ -48,7 +51,7 @@ class InputRecorder:
 
         try:
             self._file = sf.SoundFile(str(self.path), "w", samplerate=self.source.rate,
-                                      channels=1, subtype="PCM_16", format="WAV")
+                                      channels=1, subtype="FLOAT", format="WAV")
         except (OSError, RuntimeError, sf.LibsndfileError) as exc:
             raise DeviceError(f"cannot write the input recording {self.path} ({exc}); "
                               "choose a writable path for --record-input.") from None
@@ -82,7 +85,7 @@ class InputRecorder:
             self.written = block.start
         elif block.start < self.written:  # overlap: keep what was written first
             samples = samples[self.written - block.start:]
-        self._file.write(np.clip(samples, -1.0, 1.0))
+        self._file.write(samples)
         self.written += len(samples)
         if self.written - self._flushed >= FLUSH_EVERY * self.source.rate:
             self._file.flush()

@@ -286,16 +286,25 @@ class SailorHost:
     def replaying(self) -> bool:
         return bool(self._resume)
 
+    @property
+    def live(self) -> bool:
+        """Listening to a microphone now (not a recording, not replaying a journal)."""
+        return self._now is not None and not self._resume
+
     def say(self, text: str, kind: str = "info") -> None:
         t = self.clock
-        live = self._now is not None and not self._resume
+        live = self.live
         if live:
+            # The microphone records before the host says anything: an answer
+            # given as soon as a question ends must not fall into the time the
+            # sound card takes to open (seconds on a busy machine).
+            self.ears.prime()
             t = max(t, self._now())
         self.announcer.say(text, t, kind)
         if live and self.announcer.voice is not None and not self.announcer.quiet:
             # The microphone heard only the host while it spoke (all muted): catch up
             # with it, so its queue never fills during a long announcement.
-            self.ears.wait_until(self._now())
+            self.ears.catch_up(self._now())
         self._status()
 
     def _status(self) -> None:
@@ -445,6 +454,10 @@ class SailorHost:
         else:
             self.say(f"Round {number}. Deal a new envelope, one secret card each. "
                      f"{starter.label} was last at sea and draws first.", "round")
+        if self.live:
+            # What the table said while the cards went round (at the screen, or
+            # while the phones were waited for) answers nothing: listen from now.
+            self.ears.catch_up(self._now())
 
     def _peek(self, roles: list[sailor.RoleDealt]) -> None:
         from voicehost.hosts.sailor_deal import pass_and_peek

@@ -83,6 +83,11 @@ class Tape:
                 self.on_block((self._buf_start + len(self._buf)) / self.rate)
         return True
 
+    def prime(self) -> None:
+        """Fetch the first block, if none was: a microphone starts recording now."""
+        if not self.ended and self._buf_start + len(self._buf) == 0:
+            self._fill(1)
+
     def read(self, n: int = FRAME) -> np.ndarray | None:
         """The next ``n`` samples (fewer at the end), or None when the source is over."""
         if not self._fill(self.position + n):
@@ -136,6 +141,20 @@ class Ears:
     @property
     def ended(self) -> bool:
         return self.tape.ended
+
+    def prime(self) -> None:
+        """Start the source (a microphone records from here on) without hearing anything."""
+        self.tape.prime()
+
+    def catch_up(self, now: float) -> None:
+        """Skip, unheard, to the last frame boundary before ``now`` (live: the microphone's clock).
+
+        On the frame grid, so that hosting a recording of the input (which
+        reads every frame from the first sample) frames the audio exactly as
+        the live host did, and decides the same.
+        """
+        frames = int(now * self.tape.rate) // FRAME
+        self.tape.skip_to(frames * FRAME / self.tape.rate)
 
     def wait_until(self, t: float) -> None:
         """Let the table talk until ``t`` (the accusation timer): audio is consumed, unheard."""

@@ -163,7 +163,10 @@ def _mic(device, record: str | None = None) -> Any:
     spec: Any = device
     if isinstance(device, str) and device.isdigit():
         spec = int(device)
-    mic = MicrophoneSource(spec)
+    # A queue long enough for the cards to go round (pass-and-peek, phones
+    # joining) with the microphone open: what is said then is skipped, not lost
+    # as an overflow (about 12 MB at most).
+    mic = MicrophoneSource(spec, max_queue=1800)
     if record is None:
         return mic
     from voicehost.audio.recording import InputRecorder
@@ -190,6 +193,8 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
         ears = open_ears(mic, settings.backend, mute, on_block=on_block)
         if settings.players is None:
             from voicehost.hosts.sailor_register import register_by_voice
+
+            ears.prime()  # recording before the first question is asked
 
             settings.players = register_by_voice(
                 ears, lambda text: announcer.say(text, ears.clock, "register"), settings.tries,
