@@ -236,9 +236,15 @@ def test_players_by_voice_the_table_says_how_many():
 
     wav = GAMES / "drakkar_register.wav"
     said: list[tuple[str, float]] = []
-    players, rest = register_by_voice(FileSource(wav).blocks(),
-                                      lambda text, t: said.append((text, t)),
+    opened_after: list[int] = []
+
+    def microphone():  # records from its first block on, as a live one would
+        opened_after.append(len(said))
+        yield from FileSource(wav).blocks()
+
+    players, rest = register_by_voice(microphone(), lambda text, t: said.append((text, t)),
                                       open_recognizer("pocketsphinx"))
+    assert opened_after == [0]  # recording before the first question was asked
     assert players == ["Player 1", "Player 2", "Player 3"]
     assert [text for text, _ in said][:2] == ["How many players? Two to four.",
                                              "Three players. Right?"]

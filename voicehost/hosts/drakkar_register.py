@@ -39,6 +39,7 @@ def register_by_voice(blocks: Iterable[Any], say: Callable[[str, float], None],
 
     tape = Tape.of(blocks)
     ears = Ears(tape, recognizer, mute)
+    ears.prime()  # the microphone records before the first question is asked
 
     def ask(prompt: str, question: Any, label: str) -> str:
         for attempt in range(tries):
