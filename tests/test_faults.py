@@ -101,6 +101,27 @@ def test_a_vanished_device_is_reported_retried_and_the_clock_runs_on():
     assert src.stats.losses == 1 and src.stats.reconnects == 1
 
 
+def test_the_clock_now_is_where_the_device_is_even_with_audio_waiting_to_be_read():
+    """A host busy elsewhere (the cards going round) reads the queued audio
+    later; ``now`` is the device's clock, not the reader's: a host that
+    skips to it listens from the present."""
+    src = ResilientSource(lambda: FakeDevice(), blocksize=160)
+    blocks = src.blocks()
+    first = next(blocks)
+    second = next(blocks)
+    start = time.monotonic() - second.end / 16000
+    time.sleep(2.0)  # busy: nothing read
+    now, wall = src.now(), time.monotonic() - start
+    assert now == pytest.approx(wall, abs=0.15)  # not the 1 s cap past what was read
+    waiting = []
+    for b in blocks:
+        waiting.append(b)
+        if b.end / 16000 >= now:
+            break
+    src.close()
+    assert first.start == 0 and waiting[-1].end / 16000 == pytest.approx(now, abs=0.02)
+
+
 def test_a_device_that_never_comes_back_gives_up_with_a_clear_error():
     calls = []
 

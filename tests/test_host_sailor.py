@@ -399,3 +399,44 @@ def test_live_the_microphone_records_before_the_first_word_and_skips_the_card_pe
     assert {p.name: result.match.scores[p] for p in result.match.players} == \
         truth["outcome"]["scores"]
     assert ears.heard[0]["t"] >= 3.0  # nothing before the end of the peek was heard
+
+
+def test_a_microphone_that_goes_away_pauses_the_vote_and_the_question_stands():
+    """The cable is pulled while Red is asked, and plugged back 20 s later (longer
+    than every try's listening time): the host says so, asks again when it hears
+    the table, and Red's vote counts. The outage's silence answers nothing."""
+    from voicehost.audio.blocks import blocks_from_array
+    from voicehost.audio.resilient import DeviceBack, DeviceLost
+    from voicehost.audio.sources import FileSource
+    from voicehost.hosts.microphone import MICROPHONE_LOST
+    from voicehost.hosts.sailor_listen import Ears, Tape
+    from voicehost.speech.recognizer import open_recognizer
+
+    wav, settings, truth = recorded_match(PRIVATE)
+    match = FileSource(wav).read()
+    floor = match[:8000]  # half a second of the recording's room
+    answers = match[int(7.4 * 16000):int(9.2 * 16000)]  # Red's "blue", then "yes"
+    outage = np.zeros(20 * 16000, np.float32)  # what the resilient source gives meanwhile
+    audio = np.concatenate([floor, outage, floor, answers, np.tile(floor, 4)])
+
+    def microphone():
+        for block in blocks_from_array(audio):
+            if block.start == len(floor):
+                ears.device_event(DeviceLost(block.t, "no sound for 1.5 s"))
+            if block.start == len(floor) + len(outage):
+                ears.device_event(DeviceBack(block.t, 20.0, 3))
+            yield block
+
+    ears = Ears(Tape.of(microphone()), open_recognizer(settings.backend))
+    settings.listen_seconds, settings.tries = 4.0, 2
+    announcer = quiet()
+    host = SailorHost(settings, announcer, ears)
+    ears.on_outage = host.device_outage
+    players = host.match.players
+    host.round = RoundState(1, players[0], players * 2, turn=6, phase="voting")
+    host._vote(players[0])
+    assert announcer.texts[:4] == ["Red, who do you accuse?", MICROPHONE_LOST,
+                                   "I hear you again. Red, who do you accuse?",
+                                   "Red accuses Blue. Right?"]
+    assert host.round.votes == {players[0]: host.match.player("bo")}
+    assert ears.paused == pytest.approx(20.0, abs=0.05)

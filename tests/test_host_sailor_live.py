@@ -88,3 +88,43 @@ def test_a_live_match_through_a_loopback_sound_card(tmp_path, pulse):
              + f"\nthe input is kept in {heard}")
     assert {p.name: match.scores[p] for p in match.players} == TRUTH["outcome"]["scores"], story
     assert [p.name for p in match.winners] == TRUTH["outcome"]["winners"]
+
+
+def _wait_for(path: Path, text: str, host: subprocess.Popen, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while text not in path.read_text():
+        assert host.poll() is None, host.stderr.read()
+        assert time.monotonic() < deadline, f"never said {text!r}:\n{path.read_text()[-2000:]}"
+        time.sleep(0.05)
+
+
+def test_a_live_match_goes_on_after_the_microphone_went_away(tmp_path, pulse):
+    """The sound server stops while Blue's turn is listened for (the device is
+    gone for every client) and comes back: the host says so, asks again, and
+    the match the table then plays ends as it should."""
+    env = {**os.environ, "PULSE_SINK": pulse.sink, "PULSE_SOURCE": pulse.source}
+    out = tmp_path / "out.txt"
+    with open(out, "w") as stdout:
+        host = subprocess.Popen([*_HOST, "--input-device", "pulse"], stdin=subprocess.PIPE,
+                                stdout=stdout, stderr=subprocess.PIPE, env=env, text=True)
+        try:
+            host.stdin.write("\n" * 6)
+            host.stdin.flush()
+            _wait_for(out, "your turn to draw", host, 30)
+            pulse.stop()
+            _wait_for(out, "the microphone went away", host, 20)
+            time.sleep(1.0)
+            pulse.start()
+            _wait_for(out, "I hear you again. Blue, say done when you have drawn.", host, 30)
+            subprocess.run(["paplay", str(WAV)], env=env, check=True, timeout=60)
+            host.wait(timeout=60)
+        finally:
+            if not pulse.running:
+                pulse.start()
+            if host.poll() is None:
+                host.kill()
+                host.wait()
+    said = out.read_text()
+    assert host.returncode == 0, host.stderr.read()
+    assert "Time is up, Blue" not in said  # the outage did not eat Blue's turn
+    assert "Blue wins the match!" in said and "Scores: Blue 1, Red 0, Green 0." in said, said

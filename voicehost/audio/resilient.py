@@ -107,6 +107,9 @@ class BlockReader:
         self._queue: queue.Queue = queue.Queue(maxsize)
         self.ended = False
         self.arrival = 0.0  # when the block last returned by get() was recorded (monotonic)
+        #: The newest block recorded (its end, in the source's samples) and when,
+        #: even while the consumer is busy elsewhere and blocks wait in the queue.
+        self.latest: tuple[int, float] | None = None
         self._thread = threading.Thread(target=self._run, daemon=True, name="voicehost-reader")
         self._thread.start()
 
@@ -115,7 +118,9 @@ class BlockReader:
             for block in self.source.blocks():
                 if self.on_block is not None:
                     self.on_block(block)
-                self._queue.put((block, time.monotonic()))
+                arrival = time.monotonic()
+                self.latest = (block.end, arrival)
+                self._queue.put((block, arrival))
         except BaseException as exc:  # handed over to the consumer's thread
             self._queue.put(exc)
         self._queue.put(_END)
@@ -197,6 +202,9 @@ class ResilientSource:
         self._inserted_source = 0.0  # silence put in for this source's losses (s)
         self._held: list[tuple[Block, float]] = []  # with each block's lateness
         self._held_since = 0.0
+        # (reader, emitted - source sample index) as of the last block passed on
+        # from that reader: maps its newest block onto the delivered clock.
+        self._offset: tuple[BlockReader, int] | None = None
 
     # -- the sample clock --------------------------------------------------------
     @property
@@ -205,11 +213,20 @@ class ResilientSource:
         return self._emitted / self.rate
 
     def now(self) -> float:
-        """The sample clock now: the last block's end plus the time since it was recorded.
+        """The sample clock now: the newest block's end plus the time since it was recorded.
 
         Other inputs (a key press, a phone's tap) are stamped with it; it
-        counts on through an outage like the silence that fills it.
+        counts on through an outage like the silence that fills it. The newest
+        block is the one the device last delivered, not the one the consumer
+        last read: a host that was busy (the cards going round) and has
+        seconds of audio waiting still learns where the table is now.
         """
+        reader = self._reader
+        latest = reader.latest if reader is not None else None
+        if latest is not None and self._offset is not None and self._offset[0] is reader:
+            end, arrival = latest
+            since = self._clock() - arrival
+            return (end + self._offset[1]) / self.rate + min(max(since, 0.0), 1.0)
         since = self._clock() - self._last_arrival if self._last_arrival else 0.0
         return self._emitted / self.rate + min(max(since, 0.0), 1.0)
 
@@ -261,6 +278,8 @@ class ResilientSource:
                 last_audio = self._clock()
                 self._last_arrival = self._reader.arrival
                 yield from self._deliver(block, self._reader.arrival)
+                if not self._held:  # passed on, silence for any loss before it
+                    self._offset = (self._reader, self._emitted - block.end)
                 continue
             if not reason:
                 reason = ("the input device stopped (its stream ended)" if self._reader.ended

@@ -220,38 +220,18 @@ def _recording(args, players) -> int:
 # -- live ------------------------------------------------------------------------
 def _mic(device, on_event=None, record: str | None = None) -> Any:
     """The microphone, wrapped so a device that goes away does not end the game."""
-    try:
-        from voicehost.audio.microphone import MicrophoneSource
-    except ImportError:
-        raise DeviceError("live play needs the microphone source, which this voicehost "
-                          "does not have; host a recording with --input WAV.") from None
-    spec: Any = device
-    if isinstance(device, str) and device.isdigit():
-        spec = int(device)
-    first = MicrophoneSource(spec)  # an unknown device is a one-line error now
-    try:
-        from voicehost.audio.resilient import ResilientSource
-    except ImportError:
-        return first
-    opened = [first]
+    from voicehost.hosts.microphone import open_microphone
 
-    def open_source():
-        return opened.pop() if opened else MicrophoneSource(spec)
-
-    source = ResilientSource(open_source, rate=first.rate, blocksize=first.blocksize,
-                             on_event=on_event)
-    if record is None:
-        return source
-    from voicehost.audio.recording import InputRecorder
-
-    return InputRecorder(source, record)
+    return open_microphone(device, on_event, record)
 
 
 def device_line(event: Any, song: str) -> str | None:
     """What the host says when the microphone goes away or comes back."""
     name = type(event).__name__
     if name == "DeviceLost":
-        return "I cannot hear the table: the microphone went away. Wait while I look for it."
+        from voicehost.hosts.microphone import MICROPHONE_LOST
+
+        return MICROPHONE_LOST
     if name == "DeviceBack":
         return f"I hear you again. Warm up twice: {song}."
     return None

@@ -273,6 +273,8 @@ class SailorHost:
         #: The round in progress at a resume, to deliver when the replay ends.
         self._owed_roles: tuple[list[sailor.RoleDealt], str] | None = None
         self._now = now
+        #: What the table is being asked, said again when the microphone is back.
+        self._asking: str | None = None
         self.resumed = bool(self._resume)
         if self._resume:
             announcer.silent = True
@@ -351,11 +353,22 @@ class SailorHost:
             raise AudioEnded()
 
     # -- asking ----------------------------------------------------------------------
+    def device_outage(self, gone: bool) -> None:
+        """The ears' ``on_outage``: the microphone went away, or is back and the question stands."""
+        if gone:
+            from voicehost.hosts.microphone import MICROPHONE_LOST
+
+            self.say(MICROPHONE_LOST, "device")
+        else:
+            self.say(" ".join(["I hear you again.", *([self._asking] if self._asking else [])]),
+                     "device")
+
     def ask(self, prompt: str, question: Any, label: str) -> Any | None:
         """Ask until an accepted answer, at most ``tries`` times; None if none came."""
         for attempt in range(self.settings.tries):
             self.say(prompt if attempt == 0 else f"Sorry, I did not catch that. {prompt}",
                      "question")
+            self._asking = prompt
             answer = self.ears.hear(question, self.ears.clock + self.settings.listen_seconds,
                                     label)
             if answer is None:
@@ -478,12 +491,16 @@ class SailorHost:
         r = self.round
         player = r.order[r.turn]
         self.say(sailor.TurnCalled(player, r.turn + 1, len(r.order)).say(), "turn")
+        self._asking = f"{player.label}, say done when you have drawn."
 
         def make() -> dict[str, Any]:
             deadline = self.ears.clock + self.settings.turn_seconds
+            paused = self.ears.paused
             how = "timeout"
             while True:
-                answer = self.ears.hear(Question.done(), deadline, f"done:{player.colour}")
+                # A microphone outage does not eat into the turn.
+                answer = self.ears.hear(Question.done(), deadline + self.ears.paused - paused,
+                                        f"done:{player.colour}")
                 if answer is None:
                     self._check_audio()
                     break
@@ -505,6 +522,7 @@ class SailorHost:
     def _accusations(self) -> None:
         r = self.round
         r.phase = "accusations"
+        self._asking = None  # nobody is asked anything while the table argues
         length = self.settings.accuse_seconds
         r.accusation_start = self.clock
         self.say(f"{sailor.AccusationsStarted().say()} You have {_seconds(length)}.", "timer")

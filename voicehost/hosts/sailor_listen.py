@@ -122,17 +122,58 @@ class Ears:
         own voice plays, frames are not heard (half duplex).
     endpoint
         Optional endpointing settings.
+
+    A live microphone that goes away (see :meth:`device_event`) pauses the
+    listening: ``on_outage(True)`` is called once it is noticed, the outage's
+    silence is consumed unheard, ``on_outage(False)`` once the device is back,
+    and the question goes on with the listening time it had left, so nobody
+    loses a vote or a turn to a pulled cable.
     """
 
     def __init__(self, tape: Tape, recognizer: Any, mute: Any = None,
-                 endpoint: EndpointConfig | None = None):
+                 endpoint: EndpointConfig | None = None,
+                 on_outage: Callable[[bool], None] | None = None):
         self.tape: Tape = tape
         self.recognizer = recognizer
         self.mute = mute
         #: The endpointer's :class:`~voicehost.speech.listener.EndpointConfig` (default: its own).
         self.endpoint = endpoint
+        #: Called with True when the microphone is found gone, False when it is back.
+        self.on_outage = on_outage
         self._prepared: dict[Any, Any] = {}
         self.heard: list[dict[str, Any]] = []
+        #: Seconds of listening sat out while the microphone was gone (a
+        #: deadline spanning several answers moves on by as much).
+        self.paused = 0.0
+        self._lost = False  # the device is gone (set by device_event, inside a read)
+        self._said_lost = False  # on_outage(True) was called and not yet False
+
+    def device_event(self, event: Any) -> None:
+        """The resilient source's ``on_event``: note the microphone going and coming back.
+
+        It runs inside a read of the tape, so it only notes; the outage is
+        dealt with between reads (:meth:`_sit_out`).
+        """
+        kind = type(event).__name__
+        if kind == "DeviceLost":
+            self._lost = True
+        elif kind == "DeviceBack":
+            self._lost = False
+
+    def _tell(self) -> None:
+        if self._lost != self._said_lost:
+            self._said_lost = self._lost
+            if self.on_outage is not None:
+                self.on_outage(self._lost)
+
+    def _sit_out(self) -> None:
+        """Consume the outage's silence, unheard, until the device is back (or the source ends)."""
+        self._tell()
+        start = self.tape.clock
+        while self._lost and self.tape.read(FRAME) is not None:
+            pass
+        self.paused += self.tape.clock - start
+        self._tell()
 
     @property
     def clock(self) -> float:
@@ -157,8 +198,16 @@ class Ears:
         self.tape.skip_to(frames * FRAME / self.tape.rate)
 
     def wait_until(self, t: float) -> None:
-        """Let the table talk until ``t`` (the accusation timer): audio is consumed, unheard."""
-        self.tape.skip_to(t)
+        """Let the table talk until ``t`` (the accusation timer): audio is consumed, unheard.
+
+        A microphone that goes and comes back meanwhile is announced; the
+        timer runs on (the table talks without it).
+        """
+        while self.tape.clock < t:
+            self.tape.skip_to(min(t, self.tape.clock + 0.1))
+            self._tell()
+            if self.tape.ended:
+                break
 
     def utterance(self, until: float | None) -> Any | None:
         """The next utterance that starts before ``until`` (s), or None (time out, end of audio).
@@ -180,6 +229,14 @@ class Ears:
             frame = self.tape.read(hop)
             if frame is None:
                 return endpointer.finish()
+            if self._lost:
+                # The microphone went away: nothing it gave is an answer. Wait
+                # for it, then listen afresh for the time that was left.
+                left = None if until is None else max(0.0, until - at / rate)
+                self._sit_out()
+                endpointer = Endpointer(self.endpoint, rate=rate)
+                until = None if left is None else self.tape.clock + left
+                continue
             t = at / rate
             if self.mute is not None and self.mute.overlaps(t, t + len(frame) / rate):
                 continue  # the host's own voice: never fed (the endpointer restarts after it)

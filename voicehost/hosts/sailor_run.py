@@ -157,28 +157,16 @@ def _recording(args, settings: SailorSettings, journal=None, resume_events=None)
 
 
 # -- live -------------------------------------------------------------------------------------
-def _mic(device, record: str | None = None) -> Any:
-    from voicehost.audio.microphone import MicrophoneSource
-
-    spec: Any = device
-    if isinstance(device, str) and device.isdigit():
-        spec = int(device)
-    # A queue long enough for the cards to go round (pass-and-peek, phones
-    # joining) with the microphone open: what is said then is skipped, not lost
-    # as an overflow (about 12 MB at most).
-    mic = MicrophoneSource(spec, max_queue=1800)
-    if record is None:
-        return mic
-    from voicehost.audio.recording import InputRecorder
-
-    return InputRecorder(mic, record)
-
-
 def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> int:
     from voicehost.audio.mute import MuteWindows
     from voicehost.journal import Journal
 
-    mic = _mic(getattr(args, "input_device", None), getattr(args, "record_input", None))
+    from voicehost.hosts.microphone import MICROPHONE_LOST, open_microphone
+
+    heard_by: list[Any] = []  # the ears, once open: they hear of the device going and coming
+    mic = open_microphone(getattr(args, "input_device", None),
+                          lambda event: heard_by and heard_by[0].device_event(event),
+                          getattr(args, "record_input", None))
     mute = MuteWindows()
     announcer = make_announcer(args.quiet, getattr(args, "output_device", None), mute)
     view = _View(announcer) if getattr(args, "large", False) else None
@@ -191,6 +179,9 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
 
     try:
         ears = open_ears(mic, settings.backend, mute, on_block=on_block)
+        heard_by.append(ears)
+        ears.on_outage = lambda gone: announcer.say(
+            MICROPHONE_LOST if gone else "I hear you again.", ears.clock, "device")
         if settings.players is None:
             from voicehost.hosts.sailor_register import register_by_voice
 
@@ -218,6 +209,7 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
         host = SailorHost(settings, announcer, ears, journal, resume_events, skip_audio=False,
                           on_status=view, now=mic.now, deliver=deliver)
         box.append(host)
+        ears.on_outage = host.device_outage
         try:
             result = host.run()
         except KeyboardInterrupt:

@@ -1,0 +1,50 @@
+"""The microphone both hosts listen to: resilient, and recorded on request.
+
+A live game must outlast a microphone that goes away (a cable pulled, a
+Bluetooth headset asleep, the sound server restarted): the device is opened
+through :class:`~voicehost.audio.resilient.ResilientSource`, which reports
+the loss, retries, and keeps the sample clock running through the outage as
+silence. ``record`` keeps what was heard (``--record-input``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from voicehost.errors import DeviceError
+
+#: What the host says when the microphone goes away (both games).
+MICROPHONE_LOST = "I cannot hear the table: the microphone went away. Wait while I look for it."
+
+
+def open_microphone(device: int | str | None, on_event: Callable[[Any], None] | None = None,
+                    record: str | None = None) -> Any:
+    """The input device by index or name, as a block source with ``rate``, ``now`` and ``close``.
+
+    ``on_event`` gets :class:`~voicehost.audio.resilient.DeviceLost`,
+    ``DeviceBack`` and ``Overflow`` on the consumer's thread, in the middle
+    of a read: it should note them, not read the source itself.
+    """
+    try:
+        from voicehost.audio.microphone import MicrophoneSource
+    except ImportError:
+        raise DeviceError("live play needs the microphone source, which this voicehost "
+                          "does not have; host a recording with --input WAV.") from None
+    spec: Any = device
+    if isinstance(device, str) and device.isdigit():
+        spec = int(device)
+    first = MicrophoneSource(spec)  # an unknown device is a one-line error now
+    from voicehost.audio.resilient import ResilientSource
+
+    opened = [first]
+
+    def open_source():
+        return opened.pop() if opened else MicrophoneSource(spec)
+
+    source = ResilientSource(open_source, rate=first.rate, blocksize=first.blocksize,
+                             on_event=on_event)
+    if record is None:
+        return source
+    from voicehost.audio.recording import InputRecorder
+
+    return InputRecorder(source, record)
