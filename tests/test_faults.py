@@ -79,8 +79,11 @@ def test_a_vanished_device_is_reported_retried_and_the_clock_runs_on():
                           stall_timeout=0.3, retry_every=0.2)
     blocks = []
     wall0 = time.monotonic()
+    during = []
     for b in src.blocks():
         blocks.append(b)
+        if len(events) == 1:  # gone: the clock counts on with the silence
+            during.append(src.now() - b.end / 16000)
         if len(events) >= 2 and b.end >= blocks[0].end + 16000 * 1.5 and b.samples.any():
             break
     wall = time.monotonic() - wall0
@@ -99,6 +102,7 @@ def test_a_vanished_device_is_reported_retried_and_the_clock_runs_on():
     assert back.gap > 0.3
     assert len(x) / 16000 == pytest.approx(wall, abs=0.25)
     assert src.stats.losses == 1 and src.stats.reconnects == 1
+    assert during and min(during) >= -0.001 and max(during) <= 1.0
 
 
 def test_the_clock_now_is_where_the_device_is_even_with_audio_waiting_to_be_read():
