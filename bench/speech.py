@@ -175,7 +175,6 @@ def main(argv: list[str]) -> int:
     # real speakers: spoken digits (8 kHz), one digit grammar
     digit_q = Question.build(DIGITS, aliases={"zero": ["oh"]}, carriers=(), name="digit")
     files = sorted(glob.glob(str(REAL / "fsdd" / "*.wav")))
-    per_speaker: dict[tuple[str, str], Tally] = defaultdict(Tally)
     for name, lst in listeners.items():
         pq = recognisers[name].prepare(digit_q)
         for i, f in enumerate(files):

@@ -92,7 +92,7 @@ class PulseServer:
              "--use-pid-file=no", "--system=no", "--log-target=stderr",
              "-L", f"module-native-protocol-unix socket={self.socket} auth-anonymous=1",
              "-L", f"module-null-sink sink_name={self.sink} rate=48000",
-             "-L", f"module-always-sink"],
+             "-L", "module-always-sink"],
             stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True)
         log.close()
         deadline = time.monotonic() + 15

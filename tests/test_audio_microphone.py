@@ -5,14 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from voicehost.audio import microphone
 from voicehost.audio.microphone import MicrophoneSource, find_device
 from voicehost.errors import DeviceError
 

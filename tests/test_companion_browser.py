@@ -49,8 +49,6 @@ class Phone:
         return page
 
     def join(self, name: str, colour: str, typed_name: bool) -> None:
-        from playwright.sync_api import expect
-
         page = self.page
         page.goto(self.companion.join_url)
         if typed_name:

@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 
 from voicehost.audio.blocks import Block
-from voicehost.audio.resilient import DeviceBack, DeviceLost, Overflow, ResilientSource
+from voicehost.audio.resilient import DeviceBack, DeviceLost, ResilientSource
 from voicehost.errors import DeviceError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ import pytest
 from voicehost.games import drakkar
 from voicehost.hosts.announce import Announcer
 from voicehost.hosts.drakkar import run_recording
-from voicehost.journal import Journal, read_journal, journal_to_record
+from voicehost.journal import read_journal, journal_to_record
 
 GAMES = Path(__file__).resolve().parents[1] / "audio_fixtures" / "games"
 

@@ -39,7 +39,7 @@ from make_fixtures import RATE, _espeak, pink  # noqa: E402
 
 from voicehost.audio.blocks import blocks_from_array  # noqa: E402
 from voicehost.games import sailor  # noqa: E402
-from voicehost.hosts.sailor import SailorSettings, parse_players, round_rng, suspect_question  # noqa: E402
+from voicehost.hosts.sailor import parse_players, round_rng, suspect_question  # noqa: E402
 from voicehost.hosts.sailor_listen import Ears, Tape  # noqa: E402
 
 OUT = ROOT / "audio_fixtures" / "games"
@@ -255,7 +255,7 @@ def build(spec: dict = PRINTED) -> tuple[Script, dict]:
                     s.silence("suspect")
                     continue
                 meant = MEANS.get(text, text.rstrip("!"))
-                heard = s.say(text, "suspect", meant)
+                s.say(text, "suspect", meant)
                 if meant is None:
                     continue  # rejected: the host asks again
                 if text.endswith("!"):

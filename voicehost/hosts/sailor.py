@@ -649,7 +649,7 @@ class SailorHost:
                 if answer is None:
                     break
                 if self.yes_no(f"{drunk.label}, you guess {answer.choice}. Right?",
-                               f"confirm:guess"):
+                               "confirm:guess"):
                     return {"round": r.number, "guess": answer.choice}
             return {"round": r.number, "guess": None}
 

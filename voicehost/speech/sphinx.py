@@ -39,6 +39,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,6 +47,9 @@ from voicehost.errors import ModelError
 from voicehost.speech.grammar import Question
 from voicehost.speech.pronounce import pronounce
 from voicehost.speech.recognizer import Answer, Prepared
+
+if TYPE_CHECKING:
+    from voicehost.speech.rejection import Features, RejectionModel
 
 #: Competitors for out-of-grammar speech: common, phonetically varied words.
 #: Any that sound like an answer of the current question are left out.
