@@ -140,3 +140,51 @@ def test_a_game_declared_by_voice_through_a_real_microphone(pulse):
                                               + [f"{k}: {v}" for k, v in got["seen"].items()])
     for offset, slap in zip(got["offsets"], truth["slaps"]):
         assert abs(offset - slap["offset_ms"]) <= 25
+
+
+def test_registration_by_voice_never_hears_the_hosts_own_voice(pulse, tmp_path):
+    """The host speaks into the same sound card it listens to (a loopback: the
+    worst room). "Three players. Right?" must not confirm itself: the table
+    said "three" and nothing more, so the host asks again."""
+    import time
+
+    from voicehost.audio.sources import FileSource
+    import soundfile as sf
+
+    three = FileSource(GAMES / "drakkar_register.wav").read()[int(0.8 * 16000):int(2.2 * 16000)]
+    wav = tmp_path / "three.wav"
+    sf.write(wav, three, 16000)
+    env = dict(os.environ, PULSE_SINK=pulse.sink, PULSE_SOURCE=pulse.source)
+    out = tmp_path / "out.txt"
+    with open(out, "w") as stdout:
+        host = subprocess.Popen([sys.executable, "-m", "voicehost", "drakkar", "--declare", "voice",
+                                 "--input-device", "pulse", "--output-device", "pulse",
+                                 "--seed", "1"],
+                                stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.PIPE,
+                                env=env, text=True)
+        try:
+            def said(text: str, seconds: float) -> bool:
+                deadline = time.monotonic() + seconds
+                while time.monotonic() < deadline:
+                    if text in out.read_text():
+                        return True
+                    assert host.poll() is None, host.stderr.read()
+                    time.sleep(0.05)
+                return False
+
+            assert said("How many players?", 30), out.read_text()
+            time.sleep(3.0)  # the question is spoken
+            subprocess.run(["paplay", str(wav)], env=env, check=True, timeout=30)
+            assert said("Three players. Right?", 15), out.read_text()
+            asked = time.monotonic()
+            asked_again = said("Sorry, I did not catch that. Three players. Right?", 20)
+            waited = time.monotonic() - asked
+            text = out.read_text()
+            assert "Welcome aboard" not in text, text
+            assert asked_again, text
+            # Nothing was heard: the host waited out its listening time (8 s of
+            # audio). Hearing itself, it asked again as soon as it stopped talking.
+            assert waited > 6.0, text
+        finally:
+            host.kill()
+            host.wait()

@@ -371,8 +371,11 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
         # Speak on a thread (the microphone keeps being read), and during the
         # song only what the table must hear: the host's voice deafens the
         # onset detector while it plays (half duplex).
-        announcer.voice = BackgroundVoice(announcer.voice,
-                                          lambda: holder["host"].clock if holder else 0.0)
+        # Each line's mute window starts at the microphone's clock now: the
+        # host's own clock stands still between blocks, and before the game
+        # (registration by voice) it is 0, which left every question after
+        # the first unmuted, so the host heard itself ask.
+        announcer.voice = BackgroundVoice(announcer.voice, mic.now)
         announcer.speak = lambda line: not (
             line.kind == "play" and holder and holder["host"].phase()[0] == "game")
     blocks = None
