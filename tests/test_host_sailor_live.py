@@ -128,3 +128,37 @@ def test_a_live_match_goes_on_after_the_microphone_went_away(tmp_path, pulse):
     assert host.returncode == 0, host.stderr.read()
     assert "Time is up, Blue" not in said  # the outage did not eat Blue's turn
     assert "Blue wins the match!" in said and "Scores: Blue 1, Red 0, Green 0." in said, said
+
+
+def test_registration_by_voice_never_hears_the_hosts_own_voice(tmp_path, pulse):
+    """The host's voice plays into the sound card it listens to (a loopback: the
+    worst room). The table says "three" and nothing more: "Three players.
+    Right?" must not answer itself, so the host waits out its listening time
+    before it asks again."""
+    from voicehost.audio.sources import FileSource
+    import soundfile as sf
+
+    three = FileSource(GAMES / "drakkar_register.wav").read()[int(0.8 * 16000):int(2.2 * 16000)]
+    wav = tmp_path / "three.wav"
+    sf.write(wav, three, 16000)
+    env = {**os.environ, "PULSE_SINK": pulse.sink, "PULSE_SOURCE": pulse.source}
+    out = tmp_path / "out.txt"
+    with open(out, "w") as stdout:
+        host = subprocess.Popen(
+            [sys.executable, "-m", "voicehost", "sailor", "--cards", "printed",
+             "--listen-seconds", "8", "--input-device", "pulse", "--output-device", "pulse"],
+            stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.PIPE, env=env, text=True)
+        try:
+            _wait_for(out, "How many players?", host, 30)
+            time.sleep(3.0)  # the question is spoken
+            subprocess.run(["paplay", str(wav)], env=env, check=True, timeout=30)
+            _wait_for(out, "Three players. Right?", host, 15)
+            asked = time.monotonic()
+            _wait_for(out, "Sorry, I did not catch that. Three players. Right?", host, 20)
+            waited = time.monotonic() - asked
+        finally:
+            host.kill()
+            host.wait()
+    # Nothing was heard: 8 s of audio went by. Hearing itself, the host would
+    # have asked again (or gone on) as soon as it stopped talking.
+    assert waited > 6.0, out.read_text()

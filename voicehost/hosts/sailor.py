@@ -294,19 +294,10 @@ class SailorHost:
         return self._now is not None and not self._resume
 
     def say(self, text: str, kind: str = "info") -> None:
-        t = self.clock
-        live = self.live
-        if live:
-            # The microphone records before the host says anything: an answer
-            # given as soon as a question ends must not fall into the time the
-            # sound card takes to open (seconds on a busy machine).
-            self.ears.prime()
-            t = max(t, self._now())
-        self.announcer.say(text, t, kind)
-        if live and self.announcer.voice is not None and not self.announcer.quiet:
-            # The microphone heard only the host while it spoke (all muted): catch up
-            # with it, so its queue never fills during a long announcement.
-            self.ears.catch_up(self._now())
+        if self.live:
+            say_live(self.announcer, self.ears, self._now, text, kind)
+        else:
+            self.announcer.say(text, self.clock, kind)
         self._status()
 
     def _status(self) -> None:
@@ -700,6 +691,25 @@ def host_header(settings: SailorSettings, run: dict[str, Any]) -> dict[str, Any]
     """The journal header: the setup as a record (players, target) and how the host ran."""
     return {"players": [{"name": p.name, "colour": p.colour} for p in settings.players or []],
             "target": settings.target, "host": {**settings.to_dict(), **run}}
+
+
+def say_live(announcer: Announcer, ears: Any, now: Callable[[], float], text: str,
+             kind: str) -> None:
+    """Say ``text`` to a live table, whose microphone's clock is ``now()``.
+
+    The microphone records before the host says anything: an answer given as
+    soon as a question ends must not fall into the time the sound card takes
+    to open (seconds on a busy machine). The line is stamped (and its voice
+    muted) at the microphone's clock, not at the end of the last answer heard,
+    which is earlier by the time the host took to decide: stamped there, the
+    end of each question went unmuted and the host heard itself. After a
+    spoken line the ears skip what the microphone heard meanwhile (only the
+    host, all muted), so its queue never fills during a long announcement.
+    """
+    ears.prime()
+    announcer.say(text, max(ears.clock, now()), kind)
+    if announcer.voice is not None and not announcer.quiet:
+        ears.catch_up(now())
 
 
 def open_ears(source: Any, backend: str, mute: Any = None, on_block=None) -> Any:

@@ -25,6 +25,7 @@ from voicehost.hosts.sailor import (
     open_ears,
     parse_players,
     run_recording,
+    say_live,
 )
 
 
@@ -180,15 +181,17 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
     try:
         ears = open_ears(mic, settings.backend, mute, on_block=on_block)
         heard_by.append(ears)
-        ears.on_outage = lambda gone: announcer.say(
-            MICROPHONE_LOST if gone else "I hear you again.", ears.clock, "device")
+
+        def speak(text: str, kind: str) -> None:  # before the host exists, and to the phones
+            say_live(announcer, ears, mic.now, text, kind)
+
+        ears.on_outage = lambda gone: speak(MICROPHONE_LOST if gone else "I hear you again.",
+                                            "device")
         if settings.players is None:
             from voicehost.hosts.sailor_register import register_by_voice
 
-            ears.prime()  # recording before the first question is asked
-
             settings.players = register_by_voice(
-                ears, lambda text: announcer.say(text, ears.clock, "register"), settings.tries,
+                ears, lambda text: speak(text, "register"), settings.tries,
                 settings.listen_seconds)
         if journal is None and getattr(args, "journal", None) is not None:
             run = {"mode": "live", "input_device": getattr(args, "input_device", None)}
@@ -197,8 +200,8 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
         if settings.cards == "phones":
             from voicehost.companion.sailor_phones import deal_to_phones, open_sailor_phones
 
-            def say(text: str) -> None:
-                announcer.say(text, ears.clock, "phones")
+            def say(text: str) -> None:  # also from the companion's threads: no reading
+                announcer.say(text, max(ears.clock, mic.now()), "phones")
 
             companion = open_sailor_phones(args, settings.players, lambda: ears.clock, say,
                                            enabled=True)
