@@ -497,7 +497,8 @@ HOST_LISTENS = r"""
 import json, sys, time
 from voicehost.hosts.announce import Announcer
 from voicehost.hosts.drakkar import DrakkarHost, song_words, state_for
-from voicehost.hosts.drakkar_run import _mic, device_line
+from voicehost.hosts.drakkar_run import device_line
+from voicehost.hosts.microphone import open_microphone
 holder = {}
 def on_device(event):
     host = holder["host"]
@@ -505,7 +506,7 @@ def on_device(event):
     if line:
         host.say(line, host.clock, "stop")
     print(json.dumps({"event": type(event).__name__, "t": event.t}), flush=True)
-mic = _mic("pulse", on_device)
+mic = open_microphone("pulse", on_device)
 host = DrakkarHost(state_for(None, ["ann", "bo"], 0), Announcer(quiet=True, silent=True),
                    rate=mic.rate)
 holder["host"] = host
@@ -522,7 +523,7 @@ print(json.dumps({"event": "end", "lines": result.lines, "clock": host.clock}), 
 
 
 def test_the_live_drakkar_host_says_the_microphone_went_and_came_back(pulse):
-    """The live host's own microphone (drakkar_run._mic) through a server restart."""
+    """The live host's own microphone (hosts.microphone.open_microphone) through a server restart."""
     proc = subprocess.Popen([sys.executable, "-c", HOST_LISTENS, "12"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))

@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
+from statistics import median_high
 from typing import Iterable, Sequence
 
 from voicehost.audio.onsets import SLAP, Onset
@@ -677,13 +678,11 @@ class ChantTracker:
         """
         assert s.half is not None and s.onset is not None
         ratio = (s.half.t - s.onset.t) / s.period
-        at = sorted(r for _, r in self._kars)[len(self._kars) // 2] if self._kars else 0.51
-        if abs(ratio - at) > KAR_AT:
-            return False
         if not self._kars:
-            return True
-        v = sorted(st for st, _ in self._kars)
-        return s.half.strength >= KAR_STRENGTH * v[len(v) // 2]
+            return abs(ratio - 0.51) <= KAR_AT
+        if abs(ratio - median_high(r for _, r in self._kars)) > KAR_AT:
+            return False
+        return s.half.strength >= KAR_STRENGTH * median_high(st for st, _ in self._kars)
 
     def _new_bar(self, s: _Slot, out: list[Event]) -> None:
         self._close_bar()

@@ -27,6 +27,7 @@ from voicehost.hosts.drakkar import (
     state_for,
 )
 from voicehost.hosts.drakkar_declarations import Declaration, KeyParser, key_help
+from voicehost.hosts.microphone import MICROPHONE_LOST, open_microphone
 
 
 #: The bundled recorded games, in the order the demo plays them.
@@ -218,19 +219,10 @@ def _recording(args, players) -> int:
 
 
 # -- live ------------------------------------------------------------------------
-def _mic(device, on_event=None, record: str | None = None) -> Any:
-    """The microphone, wrapped so a device that goes away does not end the game."""
-    from voicehost.hosts.microphone import open_microphone
-
-    return open_microphone(device, on_event, record)
-
-
 def device_line(event: Any, song: str) -> str | None:
     """What the host says when the microphone goes away or comes back."""
     name = type(event).__name__
     if name == "DeviceLost":
-        from voicehost.hosts.microphone import MICROPHONE_LOST
-
         return MICROPHONE_LOST
     if name == "DeviceBack":
         return f"I hear you again. Warm up twice: {song}."
@@ -364,7 +356,7 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
         if line:
             host.say(line, host.clock, "stop")
 
-    mic = _mic(args.input_device, on_device, getattr(args, "record_input", None))
+    mic = open_microphone(args.input_device, on_device, getattr(args, "record_input", None))
     mute = MuteWindows()
     announcer = make_announcer(args.quiet, args.output_device, mute)
     if announcer.voice is not None:

@@ -59,6 +59,7 @@ from voicehost.errors import VoicehostError
 from voicehost.games import sailor
 from voicehost.games.sailor import Player
 from voicehost.hosts.announce import Announcer
+from voicehost.hosts.microphone import MICROPHONE_LOST
 
 #: The word the journal and record hold for a round played with printed cards.
 PRINTED_WORD = "printed card"
@@ -347,8 +348,6 @@ class SailorHost:
     def device_outage(self, gone: bool) -> None:
         """The ears' ``on_outage``: the microphone went away, or is back and the question stands."""
         if gone:
-            from voicehost.hosts.microphone import MICROPHONE_LOST
-
             self.say(MICROPHONE_LOST, "device")
         else:
             self.say(" ".join(["I hear you again.", *([self._asking] if self._asking else [])]),

@@ -27,6 +27,7 @@ from voicehost.hosts.sailor import (
     run_recording,
     say_live,
 )
+from voicehost.hosts.microphone import MICROPHONE_LOST
 
 
 def make_announcer(quiet: bool, output_device: Any = None, mute: Any = None) -> Announcer:
@@ -162,7 +163,7 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
     from voicehost.audio.mute import MuteWindows
     from voicehost.journal import Journal
 
-    from voicehost.hosts.microphone import MICROPHONE_LOST, open_microphone
+    from voicehost.hosts.microphone import open_microphone
 
     heard_by: list[Any] = []  # the ears, once open: they hear of the device going and coming
     mic = open_microphone(getattr(args, "input_device", None),
