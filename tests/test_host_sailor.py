@@ -440,3 +440,26 @@ def test_a_microphone_that_goes_away_pauses_the_vote_and_the_question_stands():
                                    "Red accuses Blue. Right?"]
     assert host.round.votes == {players[0]: host.match.player("bo")}
     assert ears.paused == pytest.approx(20.0, abs=0.05)
+
+
+def test_ears_report_words_the_model_lacks_once(capsys):
+    """A Vosk model without a player's name left it out of the vote grammar
+    silently; the ears now say so once, the first time it matters."""
+    from voicehost.audio.blocks import blocks_from_array
+    from voicehost.hosts.sailor_listen import Ears, Tape
+    from voicehost.speech.grammar import Question
+    from voicehost.speech.recognizer import Prepared
+
+    class Lacking:
+        name = "vosk"
+        rate = 16000
+
+        def prepare(self, question):
+            return Prepared(question, ["zyxia", "[unk]"] if "zyxia" in question.vocabulary() else [])
+
+    ears = Ears(Tape.of(blocks_from_array(np.zeros(1600, dtype=np.float32))), Lacking())
+    q = Question.build(["red", "blue"], aliases={"red": ["zyxia"]})
+    ears.prepare(q)
+    ears.prepare(Question.build(["red", "blue", "green"], aliases={"red": ["zyxia"]}))
+    err = capsys.readouterr().err
+    assert err.count("zyxia") == 1 and err.count("[unk]") == 1

@@ -91,3 +91,35 @@ def test_vosk_grammar_and_missing_words_reported():
     with pytest.raises(ModelError, match="'yellow'"):
         check_vocabulary(Question.build(COLOURS, aliases={"yellow": ["dmitri"]}),
                          lambda w: w not in {"yellow", "dmitri"})
+
+
+@pytest.mark.parametrize("text,words", [
+    ("Zoë", ["zoe"]), ("José Ñúñez", ["jose", "nunez"]), ("Chloé, please", ["chloe", "please"]),
+    ("I vote RED!", ["i", "vote", "red"]), ("it’s 3", ["it's", "three"]), ("seat_two", ["seat", "two"]),
+    ("하나 둘", ["하나", "둘"]),
+])
+def test_tokens_fold_accents_and_keep_other_scripts(text, words):
+    """A player called Zoë was the word "zo" (the accented letter dropped), and
+    a name in another script vanished from the grammar."""
+    assert parsing.tokens(text) == words
+
+
+def test_accented_names_are_answers():
+    q = Question.build(COLOURS, aliases={"red": ["Zoë"], "blue": ["José"]})
+    assert q.phrases["red"] == ("red", "zoe")
+    assert q.parse("I vote Zoë") == "red" and q.parse("jose") == "blue" and q.parse("zoe") == "red"
+
+
+def test_vosk_grammar_is_utf8_and_unk_only_when_known():
+    q = Question.build(["하나", "red"], carriers=())
+    text = grammar_json(q, {"하나", "red"})
+    assert "하나" in text and json.loads(text)[-1] == UNK
+    assert UNK not in json.loads(grammar_json(q, {"하나", "red"}, unk=False))
+
+
+def test_missing_notes():
+    from voicehost.speech.recognizer import missing_notes
+
+    assert missing_notes("vosk", []) == []
+    words, unk = missing_notes("vosk", ["zyx", "[unk]"])
+    assert "zyx" in words and "[unk]" not in words and "cannot be rejected" in unk

@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from voicehost.audio.sources import FileSource
     from voicehost.speech.grammar import Question
     from voicehost.speech.listener import Listener
-    from voicehost.speech.recognizer import open_recognizer
+    from voicehost.speech.recognizer import missing_notes, open_recognizer
 
     choices = [c for c in args.choices.split(",") if c.strip()]
     kwargs = {"carriers": ()} if args.no_carriers else {}
@@ -37,9 +37,8 @@ def run(args: argparse.Namespace) -> int:
     backend = "vosk" if args.model and args.backend == "auto" else args.backend
     recognizer = open_recognizer(backend, args.model)
     prepared = recognizer.prepare(question)
-    if prepared.missing:
-        print(f"voicehost: note: the {recognizer.name} model cannot recognise "
-              f"{', '.join(prepared.missing)}; answers using them are left out.", file=sys.stderr)
+    for note in missing_notes(recognizer.name, prepared.missing):
+        print(f"voicehost: note: {note}", file=sys.stderr)
     if source.duration <= WHOLE_FILE:
         # one short answer: decode all of it (endpointing could clip a
         # recording that starts right on the word)

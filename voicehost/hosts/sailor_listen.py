@@ -21,6 +21,7 @@ heard from there on.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -141,6 +142,7 @@ class Ears:
         #: Called with True when the microphone is found gone, False when it is back.
         self.on_outage = on_outage
         self._prepared: dict[Any, Any] = {}
+        self._noted: set[str] = set()  # missing words already reported
         self.heard: list[dict[str, Any]] = []
         #: Seconds of listening sat out while the microphone was gone (a
         #: deadline spanning several answers moves on by as much).
@@ -248,8 +250,26 @@ class Ears:
         key = (question.name, question.choices, tuple(sorted(
             (c, tuple(p)) for c, p in question.phrases.items())))
         if key not in self._prepared:
-            self._prepared[key] = self.recognizer.prepare(question)
+            prepared = self.recognizer.prepare(question)
+            self._prepared[key] = prepared
+            self._note_missing(prepared.missing)
         return self._prepared[key]
+
+    def _note_missing(self, missing: list[str]) -> None:
+        """Tell whoever runs the host, once each, which words the model cannot hear.
+
+        A Vosk model knows only its own vocabulary: a player's unusual name
+        is left out of the grammar (that player can still be named by
+        colour or seat), and a model without ``[unk]`` rejects nothing.
+        Silently dropped, the table would only find out when a vote for
+        that name is never heard.
+        """
+        from voicehost.speech.recognizer import missing_notes
+
+        new = [w for w in missing if w not in self._noted]
+        self._noted.update(new)
+        for note in missing_notes(getattr(self.recognizer, "name", "speech"), new):
+            print(f"voicehost: note: {note}", file=sys.stderr)
 
     def hear(self, question: Any, until: float | None, label: str = "") -> Any | None:
         """One answer to ``question``: an :class:`Answer`, or None (nothing said in time).

@@ -9,6 +9,7 @@ this module can parse), so it is tested without any audio.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Iterable, Mapping, Sequence
 
 #: Lead-in phrases a player may put before an answer. Longest first matters
@@ -51,11 +52,24 @@ NO_WORDS = ("no", "nope", "nah", "wrong")
 DONE_WORDS = ("done", "finished", "i'm done", "i am done", "that's it")
 
 
+def fold(text: str) -> str:
+    """Lower case without accents ("Zoë" -> "zoe"), other scripts kept as they are.
+
+    Why: a player called Zoë or José must be one word "zoe" / "jose" (the
+    English models' dictionaries spell them so), not "zo" or "jos" with the
+    accented letter dropped. Marks are taken off the decomposed letters and
+    the rest composed again, so Hangul or Cyrillic words come back whole.
+    """
+    text = unicodedata.normalize("NFKD", text.lower().replace("’", "'"))
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+    return unicodedata.normalize("NFC", text)
+
+
 def tokens(text: str) -> list[str]:
     """Lower-case words of ``text``; digits become number words ("3" -> "three")."""
-    text = text.lower().replace("’", "'")
+    text = fold(text)
     out: list[str] = []
-    for tok in re.findall(r"[a-z0-9']+", text):
+    for tok in re.findall(r"[\w']+", text.replace("_", " ")):
         tok = tok.strip("'")
         if not tok:
             continue

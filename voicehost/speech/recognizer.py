@@ -48,6 +48,19 @@ class Prepared:
     handle: object = None
 
 
+def missing_notes(backend: str, missing: list[str]) -> list[str]:
+    """What a user should know about the words a model lacks, one sentence each."""
+    notes = []
+    words = [w for w in missing if w != "[unk]"]
+    if words:
+        notes.append(f"the {backend} model does not know the words {', '.join(words)}; "
+                     "the answers and phrases using them are left out of its grammar.")
+    if "[unk]" in missing:
+        notes.append(f"the {backend} model has no [unk] word, so speech that is none of the "
+                     "answers cannot be rejected: it is taken as the nearest answer.")
+    return notes
+
+
 class Recognizer(Protocol):
     """A speech recogniser restricted to one question's answers at a time."""
 

@@ -43,9 +43,14 @@ def check_vocabulary(question: Question, knows: Callable[[str], bool]) -> tuple[
     return known, missing
 
 
-def grammar_json(question: Question, known: set[str]) -> str:
-    """The JSON phrase list for ``KaldiRecognizer``, ending with ``[unk]``."""
-    return json.dumps(question.vosk_phrases(known) + [UNK])
+def grammar_json(question: Question, known: set[str], unk: bool = True) -> str:
+    """The JSON phrase list for ``KaldiRecognizer``, ending with ``[unk]`` when the model has it.
+
+    Written as UTF-8, not with ``\\u`` escapes: Vosk's own JSON reader takes
+    an escaped word literally ("\\ud558\\ub098"), finds no such word and
+    drops it, so an answer outside ASCII could never be heard.
+    """
+    return json.dumps(question.vosk_phrases(known) + ([UNK] if unk else []), ensure_ascii=False)
 
 
 class VoskRecognizer:
@@ -79,10 +84,21 @@ class VoskRecognizer:
         return self.model.vosk_model_find_word(word) >= 0
 
     def prepare(self, question: Question | Prepared) -> Prepared:
+        """The question's grammar; its missing words (and a missing ``[unk]``) in ``missing``.
+
+        A model whose graph has no ``[unk]`` word (some small models) cannot
+        say "something else": Vosk would drop it from the grammar with a
+        warning, and every sound would be forced onto an answer. That is
+        reported like a missing word, so the user learns that this model
+        rejects nothing (the host's spoken confirmations still catch it).
+        """
         if isinstance(question, Prepared):
             return question
         known, missing = check_vocabulary(question, self.knows)
-        return Prepared(question, missing, grammar_json(question, known))
+        unk = self.knows(UNK)
+        if not unk:
+            missing.append(UNK)
+        return Prepared(question, missing, grammar_json(question, known, unk=unk))
 
     def recognize(self, samples: np.ndarray, question: Question | Prepared) -> Answer:
         import vosk
