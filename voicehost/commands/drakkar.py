@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the section), or voice: say the card and section right after the "
                              "slap (\"red rower one\"), everyone stops singing and the host "
                              "checks it with yes or no; with --input, the recording's own voices")
+    parser.add_argument("--backend", choices=("auto", "pocketsphinx", "vosk"), default="auto",
+                        help="speech recogniser for voice declarations and registration "
+                             "(auto: Vosk when a model is installed)")
     parser.add_argument("--windows", default="normal", choices=("easy", "normal", "hard"),
                         help="timing windows: easy 200 ms, normal 120 ms, hard 60 ms")
     parser.add_argument("--journal", type=Path, metavar="PATH",

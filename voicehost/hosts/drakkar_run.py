@@ -202,6 +202,20 @@ def _by_voice(args) -> bool:
     return getattr(args, "declare", "keyboard") == "voice"
 
 
+def _backend(args) -> str:
+    """The recogniser asked for (``--backend``; a resumed game keeps the one it had)."""
+    return getattr(args, "backend", None) or "auto"
+
+
+def _recognizer(args):
+    """The recogniser for voice declarations from a recording, or None (not by voice)."""
+    if not _by_voice(args):
+        return None
+    from voicehost.speech.recognizer import open_recognizer
+
+    return open_recognizer(_backend(args))
+
+
 def _recording(args, players) -> int:
     announcer = make_announcer(args.quiet, args.output_device)
     view = _view(args, announcer)
@@ -211,7 +225,8 @@ def _recording(args, players) -> int:
         result = run_recording(args.input, args.declarations, announcer, seed=args.seed,
                                players=players, windows=args.windows,
                                journal_path=args.journal, on_block=on_block,
-                               pace=args.pace, voice=_by_voice(args), setup=setup)
+                               pace=args.pace, voice=_by_voice(args), setup=setup,
+                               recognizer=_recognizer(args))
     finally:
         if view is not None:
             view.stop()
@@ -380,13 +395,13 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
 
         players, blocks = register_by_voice(
             mic.blocks(), lambda text, t: announcer.say(text, t, "setup"),
-            open_recognizer("auto"), mute)
+            open_recognizer(_backend(args)), mute)
     if state is None:
         state = state_for(None, players, args.seed, args.variant)
     if journal is None and args.journal is not None:
         run = {"mode": "live", "seed": args.seed, "windows": args.windows,
                "input_device": args.input_device, "cards": getattr(args, "cards", "table"),
-               "declare": getattr(args, "declare", "keyboard")}
+               "declare": getattr(args, "declare", "keyboard"), "backend": _backend(args)}
         journal = Journal.create(args.journal, "drakkar", host_header(state, run))
     view = _view(args, announcer)
     phones = None
@@ -412,7 +427,7 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
             from voicehost.hosts.drakkar_voice import VoiceDeclarations
             from voicehost.speech.recognizer import open_recognizer
 
-            ears = VoiceDeclarations(host, open_recognizer("auto"), mute,
+            ears = VoiceDeclarations(host, open_recognizer(_backend(args)), mute,
                                      on_block=_view_updater(view))
             try:
                 result = ears.run(blocks if blocks is not None else mic.blocks())
@@ -476,6 +491,7 @@ def resume_drakkar(path: Path, args) -> int:
         if getattr(args, "cards", None) is None:
             args.cards = run.get("cards", "table")  # hands go back to the same phones
         args.declare = run.get("declare", "keyboard")
+        args.backend = run.get("backend", "auto")
         return _live(args, None, state=state, journal=journal, resumed=True)
     except KeyError as exc:
         raise RecordError(f"{path}: the journal's header lacks {exc}; it cannot be resumed.") from None
