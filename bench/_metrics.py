@@ -50,20 +50,24 @@ def fixture_generator():
     return gen
 
 
-def held_out_fixtures(seed: int, out: Path | None = None) -> list[Fixture]:
+def held_out_fixtures(seed: int, out: Path | None = None, real_voices: bool = False) -> list[Fixture]:
     """Chants rendered now from ``seed`` into ``out`` (default: a new temporary directory).
 
     Never committed and never tuned on: the committed fixtures are what the
     detector was tuned on, so only these say how it does on chants it has never met.
+    ``real_voices``: the chants of ``real_voice_specs``, in real people's
+    recorded words (../shared/data/real/fsdd) rather than espeak-ng's.
     """
     import tempfile
 
     import soundfile as sf
 
     gen = fixture_generator()
-    out = out or Path(tempfile.mkdtemp(prefix=f"voicehost-held-out-{seed}-"))
+    kind = "real-voices" if real_voices else "held-out"
+    out = out or Path(tempfile.mkdtemp(prefix=f"voicehost-{kind}-{seed}-"))
     fixtures = []
-    for s in gen.held_out_specs(seed):
+    specs = gen.real_voice_specs(seed) if real_voices else gen.held_out_specs(seed)
+    for s in specs:
         audio, truth = gen.render(s)
         wav = out / f"{s.name}.wav"
         sf.write(str(wav), audio, gen.RATE, subtype="PCM_16")

@@ -8,6 +8,10 @@ this start lands where the script wants it. A syllable sung by the group is
 one truth onset, at the earliest singer's start, since that is what the host
 must report.
 
+``real_voice_specs`` makes chants of real people's recorded words instead
+(the Free Spoken Digit Dataset in ../shared, read at run time and never
+committed), for ``bench onsets --real-voices``.
+
 Deterministic: espeak-ng renders the same text identically and every random
 choice comes from a seeded numpy generator. Run from the repository root::
 
@@ -37,6 +41,15 @@ VOICES = ("en", "en-us", "en+m3", "en+f2", "en+f4", "en+m1", "en-gb-x-rp", "en+k
 SPOKEN = {"Drak": "Drah", "kar": "kar", "Tum": "Tum"}
 #: Onsets closer than this merge into one truth onset (mir_eval's window is 50 ms).
 MERGE = 0.05
+#: Real people's recorded words (the Free Spoken Digit Dataset in ../shared,
+#: never copied into the project) for chants in real voices: espeak-ng is
+#: one synthesiser, and a detector tuned on it may have learnt its voice. The
+#: digit that stands for each syllable: "two" is a real /t/ burst into a
+#: vowel (a Tum), "four" a fricative into a vowel, "nine" a nasal, the
+#: softest onset the chant has.
+FSDD = Path(__file__).resolve().parents[2] / "shared" / "data" / "real" / "fsdd"
+RECORDED = {"Drak": 4, "kar": 9, "Tum": 2}
+SPEAKERS = ("nicolas", "theo")
 
 
 @lru_cache(maxsize=None)
@@ -58,12 +71,44 @@ def _espeak(text: str, voice: str, speed: int, pitch: int) -> np.ndarray:
 
 def syllable(text: str, voice: str, speed: int, pitch: int, max_len: float) -> np.ndarray:
     """One sung syllable starting at its first audible sample, cut to ``max_len`` s."""
-    x = _espeak(text, voice, speed, pitch)
+    return _cut(_espeak(text, voice, speed, pitch), max_len)
+
+
+def _cut(x: np.ndarray, max_len: float) -> np.ndarray:
+    """A syllable held no longer than ``max_len`` s, faded out over its last 15 ms."""
     n = min(len(x), int(max_len * RATE))
     x = x[:n].copy()
     fade = min(n, int(0.015 * RATE))
     x[n - fade :] *= np.linspace(1.0, 0.0, fade)
     return x
+
+
+@lru_cache(maxsize=None)
+def _recorded(digit: int, speaker: str, take: int) -> np.ndarray:
+    """One recorded word at the pipeline rate, from its first audible sample.
+
+    The dataset's files are trimmed to the word, some right into its first
+    sound; a 3 ms fade-in keeps that cut from clicking like a slapped card.
+    """
+    import soundfile as sf
+    import soxr
+
+    path = FSDD / f"{digit}_{speaker}_{take}.wav"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: the real recordings (../shared/data/real) are missing")
+    x, sr = sf.read(str(path), dtype="float64")
+    x = soxr.resample(x, sr, RATE)
+    x = x / np.max(np.abs(x))
+    above = np.flatnonzero(np.abs(x) > 0.01)
+    x = x[above[0] : above[-1] + 1].copy()
+    fade = min(len(x), int(0.003 * RATE))
+    x[:fade] *= np.linspace(0.0, 1.0, fade)
+    return x
+
+
+def recorded_syllable(text: str, speaker: str, take: int, max_len: float) -> np.ndarray:
+    """A syllable "sung" by a real voice (see ``RECORDED``), cut to ``max_len`` s."""
+    return _cut(_recorded(RECORDED[text], speaker, take), max_len)
 
 
 def slap_sound(rng: np.random.Generator) -> np.ndarray:
@@ -108,6 +153,7 @@ class Singer:
     speed: int
     gain: float
     offset: float  # seconds after the beat this singer tends to come in
+    speaker: str | None = None  # a real recorded voice (``SPEAKERS``) instead of espeak-ng
 
 
 @dataclass
@@ -123,6 +169,7 @@ class Spec:
     slaps: list[tuple[int, float]] = field(default_factory=list)  # (bar, offset from last Tum)
     seed: int = 0
     lead: float = 0.6
+    recorded: bool = False  # real people's recorded words instead of espeak-ng
 
 
 SPECS = [
@@ -189,6 +236,32 @@ def held_out_specs(seed: int) -> list[Spec]:
     return specs
 
 
+def real_voice_specs(seed: int) -> list[Spec]:
+    """Eight chants "sung" by two real people's recorded words (``RECORDED``), for ``bench onsets --real-voices``.
+
+    Not sung, so no real chant either: words said on a beat, each singer a
+    speaker of the dataset saying a take drawn at random per syllable, as a
+    group. What they test is whether the detector and the tracker hear real
+    voices (a real /t/, 8 kHz recordings with nothing above 4 kHz) as they
+    hear espeak-ng's. Clean, pink, white and babble noise at 10 and 20 dB.
+    """
+    rng = np.random.default_rng(seed)
+    specs = []
+    for noise, snr in ((None, None), ("pink", 20), ("pink", 10), ("white", 20), ("white", 10),
+                       ("babble", 20), ("babble", 15), ("babble", 10)):
+        k = len(specs)
+        bpm = int(rng.integers(70, 131))
+        tums = int(rng.integers(1, 4))
+        singers = int(rng.integers(2, 5))
+        bars = rng.choice(np.arange(1, 5), 2, replace=False)
+        slaps = [(int(b), float(rng.choice([0.0, 0.02, -0.03, 0.05, -0.08]))) for b in sorted(bars)]
+        label = f"{noise}{snr}" if noise else "clean"
+        specs.append(Spec(f"r{k:02d}_{label}_{bpm}bpm_{tums}tums_g{singers}", bpm, [tums] * 5,
+                          singers=singers, snr_db=snr, noise=noise or "pink",
+                          seed=seed * 1000 + 500 + k, slaps=slaps, recorded=True))
+    return specs
+
+
 def render(spec: Spec) -> tuple[np.ndarray, dict]:
     rng = np.random.default_rng(spec.seed)
     singers = []
@@ -199,6 +272,7 @@ def render(spec: Spec) -> tuple[np.ndarray, dict]:
             speed=int(rng.integers(150, 220)),
             gain=float(rng.uniform(0.5, 1.0)),
             offset=0.0 if k == 0 else float(rng.uniform(0.0, 0.05)),
+            speaker=SPEAKERS[(k + spec.seed) % len(SPEAKERS)] if spec.recorded else None,
         ))
     beat0 = 60.0 / spec.bpm
     n_beats_total = sum((b + 1) if b > 0 else -b * 4 for b in spec.bars)
@@ -242,7 +316,11 @@ def render(spec: Spec) -> tuple[np.ndarray, dict]:
         for s in singers:
             t = ev["t"] + s.offset + float(rng.normal(0, 0.006))
             t = max(t, ev["t"] + (0.0 if s is singers[0] else 0.0))
-            x = syllable(SPOKEN[ev["text"]], s.voice, s.speed, s.pitch, max_len) * s.gain
+            if s.speaker is not None:
+                take = int(rng.integers(10))
+                x = recorded_syllable(ev["text"], s.speaker, take, max_len) * s.gain
+            else:
+                x = syllable(SPOKEN[ev["text"]], s.voice, s.speed, s.pitch, max_len) * s.gain
             i0 = int(round(t * RATE))
             mix[i0 : i0 + len(x)] += x[: max(0, n - i0)]
             starts.append(i0 / RATE)
@@ -293,7 +371,9 @@ def render(spec: Spec) -> tuple[np.ndarray, dict]:
         "drift": spec.drift,
         "snr_db": spec.snr_db,
         "noise": spec.noise if spec.snr_db is not None else None,
-        "singers": [s.__dict__ for s in singers],
+        # A recorded voice names its speaker; espeak-ng's singers stay as committed.
+        "singers": [{k: v for k, v in s.__dict__.items() if k != "speaker" or v is not None}
+                    for s in singers],
         "expected_tums": spec.bars[0] if spec.bars[0] > 0 else 3,
         "reversed_from_bar": spec.reversed_from,
         "onsets": [{"t": round(o["t"], 5), "kind": "slap" if o["slap"] else "voice"}
