@@ -60,7 +60,12 @@ How:
    jumps 6 dB or more within a millisecond (7.5 dB when the spectrum does
    not look like a slap under loud singing); that click proves it and
    stamps it (from 26 ms after the syllable's onset: closer, a lossy
-   codec's own artefacts look the same). A syllable
+   codec's own artefacts look the same). A click whose spectrum does not
+   look like a slap's must also die like a card: its upper bands 4 dB down
+   by the time it goes out (40 ms later). A later singer's sharp "T" clicks
+   as hard, but its aspiration runs on into the vowel. A slap-shaped click
+   needs no such proof: a card slapped during the Tum's own "T" dies no
+   faster than the aspiration under it. A syllable
    60 ms or more after a slap is its own onset once the click died away,
    however much weaker it is.
 
@@ -163,6 +168,7 @@ class OnsetParams:
     after_slap_gap: float = 0.06  # s: a syllable after a slap is its own onset from here
     click_db: float = 6.0  # dB a slap's click rises above the 10 ms before it
     click_sure_db: float = 7.5  # ... a click this strong needs no slap-shaped spectrum
+    inside_decay: float = 0.4  # bels a click inside a syllable, not slap-shaped, must fall by the time it goes out
     slap_inside: int = 3  # frames after a syllable's start from which a slap in it is heard (0: off)
 
 
@@ -252,6 +258,7 @@ class OnsetDetector:
         self._last_slap = False  # the last onset handed out was a slap (not one inside a syllable)
         self._last_out_t = -1e9  # stamp of the last onset handed out
         self._decided_inside = False  # the last decision was a slap inside a sound
+        self._inside_shaped = False  # ... and its spectrum looked like a slap
         self._cflux: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._clow: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._cflux_median = _RunningMedian(p.median_frames)
@@ -412,9 +419,10 @@ class OnsetDetector:
         frame to see the whole jump across the spectrum, then ``slap_wait``
         more to see whether it dies away like a card on a table or runs into
         a vowel. A slap heard inside a syllable (:meth:`_slap_inside`) is
-        proven by its click already; it waits only so that a syllable
-        decided later but begun before it goes out first (onsets leave in
-        time order).
+        found by its click; it waits to see the click die away (a later
+        singer's consonant clicks too, and runs into its vowel), and so that
+        a syllable decided later but begun before it goes out first (onsets
+        leave in time order).
         """
         p = self.p
         onset = self._decide(level)
@@ -426,10 +434,15 @@ class OnsetDetector:
             waited += 1
             now_t = self._frame * self.hop / self.rate
             if cand_inside:
+                # A click whose spectrum is no slap's must die away like one
+                # (see the module docstring, 7); a slap-shaped one is proven.
+                if peak is None and waited >= 2 and not self._inside_shaped:
+                    peak = self._upper_peak()
                 if waited >= 2 + p.slap_wait or (onset is not None and onset.t >= cand.t):
-                    inside_slap = replace(cand, kind=SLAP, detected_t=now_t)
-                    out.append(inside_slap)
                     self._slap_cand = None
+                    if peak is None or peak - self._upper_now() >= p.inside_decay:
+                        inside_slap = replace(cand, kind=SLAP, detected_t=now_t)
+                        out.append(inside_slap)
                 else:
                     self._slap_cand = (cand, waited, peak, cand_inside)
             elif inside:
@@ -442,12 +455,9 @@ class OnsetDetector:
                     out.append(replace(cand, kind=VOICE, detected_t=now_t))
                     self._slap_cand = None
                 else:
-                    hist = list(self._level_hist)[-3:]
-                    peak = float(np.median(np.max(np.stack(hist), axis=0)[self._upper :]))
-                    self._slap_cand = (cand, waited, peak, False)
+                    self._slap_cand = (cand, waited, self._upper_peak(), False)
             elif peak is not None and waited >= 2 + p.slap_wait:
-                cur = float(np.median(self._level_hist[-1][self._upper :]))
-                kind = SLAP if peak - cur >= p.slap_decay else VOICE
+                kind = SLAP if peak - self._upper_now() >= p.slap_decay else VOICE
                 out.append(replace(cand, kind=kind, detected_t=now_t))
                 self._slap_cand = None
             else:
@@ -693,7 +703,8 @@ class OnsetDetector:
         if click is None:
             return None
         t, jump_db = click
-        if jump_db < p.click_sure_db and self._kind(self.lookahead, loose=True) != SLAP:
+        shaped = self._kind(self.lookahead, loose=True) == SLAP
+        if jump_db < p.click_sure_db and not shaped:
             return None  # a faint click that does not look like a slap either
         if self.mute is not None and self.mute.covers(t):
             return None
@@ -704,8 +715,18 @@ class OnsetDetector:
             return None
         self._last_slap_frame = c
         self._decided_inside = True
+        self._inside_shaped = shaped
         return Onset(t=round(t, 5), strength=round(float(fc), 3), kind=VOICE, inside=True,
                      detected_t=(i + 1) * self.hop / self.rate)
+
+    def _upper_peak(self) -> float:
+        """The upper bands' level (median, bels) at the top of a jump: the last three frames' maximum."""
+        hist = list(self._level_hist)[-3:]
+        return float(np.median(np.max(np.stack(hist), axis=0)[self._upper :]))
+
+    def _upper_now(self) -> float:
+        """The upper bands' level (median, bels) in the last frame."""
+        return float(np.median(self._level_hist[-1][self._upper :]))
 
     def _upper_rose(self, c_idx: int) -> bool:
         """Whether the bands above 1.8 kHz rose beyond their noise at ``c_idx`` (a slap lifts them)."""
