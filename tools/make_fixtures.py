@@ -55,16 +55,25 @@ SPEAKERS = ("nicolas", "theo")
 @lru_cache(maxsize=None)
 def _espeak(text: str, voice: str, speed: int, pitch: int) -> np.ndarray:
     import soundfile as sf
-    import soxr
 
     wav = subprocess.run(
         ["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch), "--stdout", text],
         check=True, capture_output=True,
     ).stdout
     x, sr = sf.read(io.BytesIO(wav), dtype="float64")
+    return _audible(x, sr)
+
+
+def _audible(x: np.ndarray, sr: int) -> np.ndarray:
+    """A word at the pipeline rate, at full scale, from its first audible sample to its last.
+
+    Audible: above 1 % of its peak. This is where a truth onset lies, for
+    espeak-ng's syllables and recorded words alike.
+    """
+    import soxr
+
     x = soxr.resample(x, sr, RATE)
-    peak = np.max(np.abs(x))
-    x = x / peak
+    x = x / np.max(np.abs(x))
     above = np.flatnonzero(np.abs(x) > 0.01)
     return x[above[0] : above[-1] + 1].copy()
 
@@ -91,16 +100,11 @@ def _recorded(digit: int, speaker: str, take: int) -> np.ndarray:
     sound; a 3 ms fade-in keeps that cut from clicking like a slapped card.
     """
     import soundfile as sf
-    import soxr
 
     path = FSDD / f"{digit}_{speaker}_{take}.wav"
     if not path.exists():
         raise FileNotFoundError(f"{path}: the real recordings (../shared/data/real) are missing")
-    x, sr = sf.read(str(path), dtype="float64")
-    x = soxr.resample(x, sr, RATE)
-    x = x / np.max(np.abs(x))
-    above = np.flatnonzero(np.abs(x) > 0.01)
-    x = x[above[0] : above[-1] + 1].copy()
+    x = _audible(*sf.read(str(path), dtype="float64"))
     fade = min(len(x), int(0.003 * RATE))
     x[:fade] *= np.linspace(0.0, 1.0, fade)
     return x
