@@ -43,9 +43,10 @@ How:
    passes.
 5. The onset is stamped where the rise began: back over the frames whose
    flux was above the noise, then over a consonant's closure (up to 50 ms)
-   to its burst, then refined to the millisecond on a 1 ms-hop, 4 ms-window
-   spectrogram weighted by the bands that rose above their noise (white
-   noise in the upper bands must not hide a voiced rise, nor the reverse):
+   to its burst (a rise of the upper bands that their falls do not
+   outweigh: a formant gliding across them is no burst), then refined to
+   the millisecond on a 1 ms-hop, 4 ms-window spectrogram weighted by the
+   bands that rose above their noise (white noise in the upper bands must not hide a voiced rise, nor the reverse):
    the first millisecond that stays 4 dB above the quietest of the 10 ms
    before it.
 6. Slap or voice: a slapped card raises all the upper bands at once (a flat,
@@ -145,6 +146,7 @@ class OnsetParams:
     valley_frames: int = 10  # frames searched back for the start of a rise
     burst_gap: int = 5  # frames between a consonant's burst and its vowel
     burst_mult: float = 5.0  # consonant flux, times its noise level, that is a burst
+    burst_net: float = 0.0  # share of a burst's rise in the upper bands left after their falls (-inf: off)
     valley_rise: float = 0.08  # share of the rise that marks its start
     refine_db: float = 4.0  # dB above the valley's envelope that marks the onset
     refine_hold: int = 4  # ms the envelope must stay above
@@ -260,6 +262,7 @@ class OnsetDetector:
         self._decided_inside = False  # the last decision was a slap inside a sound
         self._inside_shaped = False  # ... and its spectrum looked like a slap
         self._cflux: deque[float] = deque(maxlen=p.valley_frames + 4)
+        self._cnet: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._clow: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._cflux_median = _RunningMedian(p.median_frames)
         self._dev: np.ndarray | None = None
@@ -556,10 +559,14 @@ class OnsetDetector:
             # /t/ burst lifts a few upper bands while the previous vowel is
             # still dying in the lower ones, which the net flux cancels.
             cflux = float(np.maximum(d[self._cons :] - z[self._cons :], 0.0).sum())
+            # ... and what is left of it after the upper bands' falls.
+            cnet = cflux - float(np.maximum(-d[self._cons :] - z[self._cons :], 0.0).sum())
         else:
             flux = 0.0
             cflux = 0.0
+            cnet = 0.0
         self._cflux.append(cflux)
+        self._cnet.append(cnet)
         cmed = self._cflux_median.median()
         self._cflux_median.append(cflux)
         self._clow.append(max(p.cons_abs, p.median_mult * cmed))
@@ -630,7 +637,7 @@ class OnsetDetector:
         while start > floor_idx and c_idx - start < p.valley_frames and fl[start - 1] > low_c:
             start -= 1
         # Then over the frames where a consonant was already rising.
-        cf, cl = list(self._cflux), list(self._clow)
+        cf, cl, cn = list(self._cflux), list(self._clow), list(self._cnet)
         off = len(cf) - len(fl)  # align the two histories on their ends
         act = list(self._act)
         aoff = len(act) - len(fl)
@@ -643,7 +650,10 @@ class OnsetDetector:
         # clear burst in the upper bands.
         j = start - 1
         while j > floor_idx and start - j <= p.burst_gap and c_idx - j < p.valley_frames:
-            if cf[j + off] > p.burst_mult * cl[j + off]:
+            # A burst lifts the upper bands; the previous vowel's formant
+            # gliding across them ("kar" into its /r/) lifts some as much
+            # while it lowers others.
+            if cf[j + off] > p.burst_mult * cl[j + off] and cn[j + off] >= p.burst_net * cf[j + off]:
                 start = j
                 while (start > floor_idx and c_idx - start < p.valley_frames
                        and cf[start - 1 + off] > cl[start - 1 + off]):
