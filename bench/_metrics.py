@@ -50,14 +50,19 @@ def fixture_generator():
     return gen
 
 
-def held_out_fixtures(seed: int, out: Path | None = None, real_voices: bool = False) -> list[Fixture]:
+def held_out_fixtures(seed: int, out: Path | None = None, real_voices: bool = False,
+                      rt60: float | None = None) -> list[Fixture]:
     """Chants rendered now from ``seed`` into ``out`` (default: a new temporary directory).
 
     Never committed and never tuned on: the committed fixtures are what the
     detector was tuned on, so only these say how it does on chants it has never met.
     ``real_voices``: the chants of ``real_voice_specs``, in real people's
     recorded words (../shared/data/real/fsdd) rather than espeak-ng's.
+    ``rt60``: every chant sung in a reverberant room (``room``: a tail dying
+    60 dB in that many seconds, as loud as the direct sound), noise added after.
     """
+    from dataclasses import replace
+
     import tempfile
 
     import soundfile as sf
@@ -68,6 +73,8 @@ def held_out_fixtures(seed: int, out: Path | None = None, real_voices: bool = Fa
     fixtures = []
     specs = gen.real_voice_specs(seed) if real_voices else gen.held_out_specs(seed)
     for s in specs:
+        if rt60 is not None:
+            s = replace(s, rt60=rt60)
         audio, truth = gen.render(s)
         wav = out / f"{s.name}.wav"
         sf.write(str(wav), audio, gen.RATE, subtype="PCM_16")

@@ -67,3 +67,12 @@ def test_held_out_chants_are_new_varied_and_repeatable(tmp_path):
     for f in a:
         assert f.wav.is_file() and len(f.truth["bars"]) == 5 and len(f.onsets) > 10
         assert [s["bar"] for s in f.truth["slaps"]] == sorted({s["bar"] for s in f.truth["slaps"]})
+
+
+def test_a_room_goes_with_a_rendered_set(capsys):
+    """``--room`` reverberates chants rendered now; the committed fixtures stay dry."""
+    from bench.onsets import main
+
+    assert main(["--room", "0.5"]) == 2
+    assert "--held-out" in capsys.readouterr().err
+    assert main(["--held-out", "1", "--room", "40"]) == 2

@@ -57,3 +57,42 @@ def test_generator_reproduces_the_committed_fixture(tmp_path):
     assert (tmp_path / f"{name}.wav").read_bytes() == (CHANT / f"{name}.wav").read_bytes()
     assert json.loads((tmp_path / f"{name}.json").read_text()) == \
         json.loads((CHANT / f"{name}.json").read_text())
+
+
+def test_a_room_adds_a_tail_that_dies_at_its_rt60():
+    """``room``: the direct sound at once, then a tail as loud as asked that dies 60 dB in RT60."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import make_fixtures
+    finally:
+        sys.path.pop(0)
+    rate = make_fixtures.RATE
+    click = np.zeros(rate)
+    click[100] = 1.0
+    y = make_fixtures.room(click, 0.5, 0.0, np.random.default_rng(0))
+    assert abs(y[100] - 1.0) < 1e-9 and np.abs(y[:100]).max() < 1e-9  # the direct sound, nothing before it
+    tail = y[101:]
+    assert abs(10 * np.log10(np.sum(tail**2))) < 0.1  # 0 dB direct to reverberant
+    # Energy 100 to 200 ms against 200 to 300 ms after: 60 dB in 0.5 s is 12 dB per 100 ms.
+    e = [np.sum(y[100 + int(a * rate): 100 + int((a + 0.1) * rate)] ** 2) for a in (0.1, 0.2)]
+    assert abs(10 * np.log10(e[0] / e[1]) - 12.0) < 1.5
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_a_chant_in_a_room_keeps_its_truth():
+    """Reverberation delays nothing: the truth of a chant sung in a room is that of the dry chant."""
+    from dataclasses import replace
+
+    from tests.chant_onsets import generator
+
+    gen = generator()
+    spec = replace(gen.held_out_specs(3)[10], snr_db=None)
+    dry, t_dry = gen.render(spec)
+    wet, t_wet = gen.render(replace(spec, rt60=0.6))
+    assert t_wet["onsets"] == t_dry["onsets"] and t_wet["bars"] == t_dry["bars"]
+    assert t_wet["rt60"] == 0.6 and "rt60" not in t_dry
+    # The gaps between syllables are filled: the quietest 50 ms is far louder in the room.
+    def quietest(x):
+        n = int(0.05 * gen.RATE)
+        return min(np.mean(x[i : i + n] ** 2) for i in range(int(0.7 * gen.RATE), len(x) - n, n))
+    assert quietest(wet) > 10 * quietest(dry)
