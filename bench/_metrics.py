@@ -51,15 +51,18 @@ def fixture_generator():
 
 
 def held_out_fixtures(seed: int, out: Path | None = None, real_voices: bool = False,
-                      rt60: float | None = None) -> list[Fixture]:
+                      **room) -> list[Fixture]:
     """Chants rendered now from ``seed`` into ``out`` (default: a new temporary directory).
 
     Never committed and never tuned on: the committed fixtures are what the
     detector was tuned on, so only these say how it does on chants it has never met.
     ``real_voices``: the chants of ``real_voice_specs``, in real people's
     recorded words (../shared/data/real/fsdd) rather than espeak-ng's.
-    ``rt60``: every chant sung in a reverberant room (``room``: a tail dying
-    60 dB in that many seconds, as loud as the direct sound), noise added after.
+    ``room``: ``Spec`` fields that change every chant's room, those that are
+    not ``None``: ``rt60`` (sung in a reverberant room whose tail dies 60 dB
+    in that many seconds, noise added after), ``drr_db`` (that tail's level
+    under the direct sound), ``snr_db`` (the singing that far above each
+    chant's noise: 40 is a quiet room).
     """
     from dataclasses import replace
 
@@ -72,9 +75,12 @@ def held_out_fixtures(seed: int, out: Path | None = None, real_voices: bool = Fa
     out = out or Path(tempfile.mkdtemp(prefix=f"voicehost-{kind}-{seed}-"))
     fixtures = []
     specs = gen.real_voice_specs(seed) if real_voices else gen.held_out_specs(seed)
+    changes = {k: v for k, v in room.items() if v is not None}
     for s in specs:
-        if rt60 is not None:
-            s = replace(s, rt60=rt60)
+        if "snr_db" in changes:  # the name says the noise's level
+            was = f"{s.noise}{s.snr_db}" if s.snr_db is not None else "clean"
+            s = replace(s, name=s.name.replace(f"_{was}_", f"_{s.noise}{changes['snr_db']:g}_"))
+        s = replace(s, **changes)
         audio, truth = gen.render(s)
         wav = out / f"{s.name}.wav"
         sf.write(str(wav), audio, gen.RATE, subtype="PCM_16")

@@ -27,8 +27,10 @@ chant's beat, clean and in pink, white and babble noise), since espeak-ng is
 one synthesiser and the detector may have learnt its voice.
 
 ``--room RT60`` sings either set in a reverberant room (a tail dying 60 dB
-in RT60 seconds, as loud as the direct sound, before the noise): a table
-in a living room, not the dry studio every other chant is sung in.
+in RT60 seconds, as loud as the direct sound or ``--drr DB`` under it,
+before the noise): a table in a living room, not the dry studio every other
+chant is sung in. ``--snr DB`` puts every chant of either set DB above its
+noise (40: a quiet room, where no set has a chant of its own).
 """
 
 from __future__ import annotations
@@ -218,6 +220,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--room", metavar="RT60", type=float,
                     help="with --held-out or --real-voices: sing every chant in a reverberant "
                          "room whose tail dies 60 dB in RT60 seconds (0.3 to 0.8 is a home)")
+    ap.add_argument("--drr", metavar="DB", type=float,
+                    help="with --room: the reverberant tail DB under the direct sound (default 0: "
+                         "a table about a metre from the microphone)")
+    ap.add_argument("--snr", metavar="DB", type=float,
+                    help="with --held-out or --real-voices: every chant DB above its noise "
+                         "(40 is a quiet room)")
     ap.add_argument("--per-file", action="store_true", help="also one line per recording")
     ap.add_argument("--json", metavar="PATH", help="write every figure to a JSON file")
     ap.add_argument("--held-out", metavar="SEED", type=int,
@@ -227,20 +235,28 @@ def main(argv: list[str]) -> int:
                     help="score eight chants rendered now from SEED in real people's recorded "
                          "words (tools/make_fixtures.py real_voice_specs, ../shared/data/real/fsdd)")
     args = ap.parse_args(argv)
-    if args.room is not None and (args.held_out is None and args.real_voices is None
-                                  or not 0.05 <= args.room <= 3.0):
+    rendered = args.held_out is not None or args.real_voices is not None
+    if args.room is not None and (not rendered or not 0.05 <= args.room <= 3.0):
         print("bench onsets: --room RT60 (0.05 to 3 s) goes with --held-out SEED or "
               "--real-voices SEED; the committed fixtures are dry", file=sys.stderr)
         return 2
+    if args.drr is not None and args.room is None:
+        print("bench onsets: --drr DB goes with --room RT60", file=sys.stderr)
+        return 2
+    if args.snr is not None and (not rendered or not -10 <= args.snr <= 80):
+        print("bench onsets: --snr DB (-10 to 80) goes with --held-out SEED or --real-voices SEED; "
+              "the committed fixtures keep their own", file=sys.stderr)
+        return 2
+    room = {"rt60": args.room, "drr_db": args.drr, "snr_db": args.snr}
     if args.real_voices is not None:
         if not (REAL / "fsdd").is_dir():
             print(f"bench onsets: the real recordings are missing ({REAL / 'fsdd'}); "
                   "they sit in ../shared beside the checkout", file=sys.stderr)
             return 2
-        fixtures = held_out_fixtures(args.real_voices, real_voices=True, rt60=args.room)
+        fixtures = held_out_fixtures(args.real_voices, real_voices=True, **room)
         print(f"chants in real voices (seed {args.real_voices}) in {fixtures[0].wav.parent}")
     elif args.held_out is not None:
-        fixtures = held_out_fixtures(args.held_out, rt60=args.room)
+        fixtures = held_out_fixtures(args.held_out, **room)
         print(f"held-out chants (seed {args.held_out}) in {fixtures[0].wav.parent}")
     else:
         fixtures = chant_fixtures()

@@ -76,3 +76,17 @@ def test_a_room_goes_with_a_rendered_set(capsys):
     assert main(["--room", "0.5"]) == 2
     assert "--held-out" in capsys.readouterr().err
     assert main(["--held-out", "1", "--room", "40"]) == 2
+    assert main(["--held-out", "1", "--drr", "6"]) == 2  # a tail needs a room
+    assert main(["--snr", "40"]) == 2  # the committed fixtures keep their own noise
+    assert main(["--real-voices", "1", "--snr", "300"]) == 2
+
+
+def test_a_rendered_set_in_another_room_says_so(tmp_path):
+    """``--snr`` and ``--drr`` change every chant, and its name tells the noise it is in now."""
+    from bench._metrics import held_out_fixtures
+
+    fx = held_out_fixtures(3, tmp_path, snr_db=40, rt60=0.4, drr_db=6)
+    assert len(fx) == 16
+    for f in fx:
+        assert f.truth["snr_db"] == 40 and f.truth["rt60"] == 0.4 and f.truth["drr_db"] == 6
+        assert f"{f.truth['noise']}40_" in f.name
