@@ -178,3 +178,22 @@ def test_a_sung_d_or_t_in_a_quiet_room_is_no_slap(seed, index):
         false = [h for h in heard if all(abs(h - t) >= 0.03 for t in true)]
         assert len(false) <= 1, false
         assert not [h for h in false if any(abs(h - b["last_tum"]) < 0.1 for b in truth["bars"])]
+
+
+@pytest.mark.parametrize("seed,index", [(1, 2), (1, 6), (1, 8), (2, 8)])
+def test_a_slap_in_a_reverberant_room_is_heard(seed, index):
+    """In a living room (RT60 0.5 s) a card's upper bands die only 0.3 to 0.8
+    bels in the frames the detector watches, as every sound's there: with the
+    dry room's 0.8 bels asked of it, one slap of each of these clean chants
+    was heard as a voice (its play then timed by the declaration, and with
+    voice declarations not asked about at all). The decay asked now follows
+    how fast sound dies in the room."""
+    from dataclasses import replace
+
+    gen = generator()
+    spec = gen.held_out_specs(seed)[index]
+    x, truth = gen.render(replace(spec, snr_db=None, rt60=0.5))
+    heard = [o.t for o in detect_onsets(x.astype(np.float32), RATE) if o.kind == SLAP]
+    true = [s["t"] for s in truth["slaps"]]
+    assert all(any(abs(h - t) < 0.03 for h in heard) for t in true), (true, heard)
+    assert all(any(abs(h - t) < 0.03 for t in true) for h in heard), (true, heard)

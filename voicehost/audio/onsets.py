@@ -59,7 +59,12 @@ How:
    what the burst had there; a card fills those bands itself, so even the
    Tum sung under an on-beat slap rises less there (measured on chants in a
    quiet room: 90 % of the voices called slaps rose more than 0.5 bels, 95 %
-   of the slaps less).
+   of the slaps less). How fast a card must die is the room's: in a
+   reverberant living room (RT60 0.5 s) its upper bands fall only 0.3 to 0.8
+   bels in those frames, as every sound's there. So the decay asked is 0.8
+   bels or 0.6 of the fastest fall of the upper bands lately (a sound
+   ending: about 2 bels in a dry room, 0.8 to 1 in a reverberant one),
+   whichever is less.
 7. Slaps near a syllable: players slap on the last Tum, a little before or
    after it. A slap 30 to 100 ms into a syllable is heard while the
    detector is disarmed: its spectrum may be a slap, and the second
@@ -170,6 +175,9 @@ class OnsetParams:
     slap_jump: float = 1.05  # bels the weaker upper bands must jump for a slap
     slap_wait: int = 3  # frames after the decision to watch a slap candidate decay
     slap_decay: float = 0.8  # bels the upper bands must fall by then for a slap
+    fall_frames: int = 4  # frames over which the room's fastest fall is measured
+    fall_forget: float = 0.998  # per frame: that fastest fall is forgotten over seconds
+    fall_share: float = 0.6  # a slap must fall this share of it (up to slap_decay)
     slap_mid_rise: float = 0.6  # bels the 400-2000 Hz bands may rise by then (a vowel after a burst)
     slap_loose: float = 0.4  # share of slap_jump that makes an onset worth watching
     slap_tilt: float = -0.45  # bels: upper bands' level minus the 400-2000 Hz bands' level
@@ -264,6 +272,7 @@ class OnsetDetector:
         # waited, peak of its upper bands, heard inside another onset's sound).
         self._slap_cand: tuple[Onset, int, float | None, bool] | None = None
         self._cand_mid = 0.0  # the 400-2000 Hz bands' level at the top of its jump
+        self._room_fall = 3.0  # bels: the fastest fall of the upper bands lately
         self._last_slap_frame = -1000
         self._last_slap = False  # the last onset handed out was a slap (not one inside a syllable)
         self._last_out_t = -1e9  # stamp of the last onset handed out
@@ -473,7 +482,7 @@ class OnsetDetector:
                 # from a quiet room; but the burst carries little in 400-2000 Hz
                 # and its vowel then rises there. A card fills those bands
                 # itself: the Tum sung under an on-beat slap rises less.
-                died = peak - self._upper_now() >= p.slap_decay
+                died = peak - self._upper_now() >= min(p.slap_decay, p.fall_share * self._room_fall)
                 kind = SLAP if died and self._mid_top() - self._cand_mid <= p.slap_mid_rise else VOICE
                 out.append(replace(cand, kind=kind, detected_t=now_t))
                 self._slap_cand = None
@@ -550,6 +559,13 @@ class OnsetDetector:
             floor = np.maximum(floor, self._loud - p.dominance)
         above = np.maximum(level - floor - p.floor_margin, 0.0)
         self._level_hist.append(level)
+        if len(self._level_hist) > p.fall_frames:
+            # How fast sound dies in this room (the slap's decay is measured
+            # against it): the fastest fall of the upper bands lately, a
+            # sound ending or a slap's own.
+            fall = float(np.median(self._level_hist[-1 - p.fall_frames][self._upper :])
+                         - np.median(level[self._upper :]))
+            self._room_fall = max(self._room_fall * p.fall_forget, fall)
         self._act.append(float(above.sum()))
         i = self._frame
         self._frame += 1
