@@ -197,3 +197,24 @@ def test_a_slap_in_a_reverberant_room_is_heard(seed, index):
     true = [s["t"] for s in truth["slaps"]]
     assert all(any(abs(h - t) < 0.03 for h in heard) for t in true), (true, heard)
     assert all(any(abs(h - t) < 0.03 for t in true) for h in heard), (true, heard)
+
+
+@pytest.mark.parametrize("seed,index,most", [(2, 4, 0), (2, 14, 1)])
+def test_a_drak_leaning_to_a_voice_is_no_slap(seed, index, most):
+    """A "Drak" whose vowel rises only a little after its /d/ (0.4 to 0.6 bels)
+    passed as a card, its spectrum leaning to a voice's (more energy in
+    400-2000 Hz than above 2.5 kHz) notwithstanding: these chants in a quiet
+    room kept 1 and 3 of them. A card's spectrum is flat; one that leans may
+    rise only 0.35 bels there now. After Whirlpool Island the play falls on
+    "Drak", so such a "slap" stops a voice game for a play nobody made."""
+    from dataclasses import replace
+
+    gen = generator()
+    spec = gen.held_out_specs(seed)[index]
+    x, truth = gen.render(replace(spec, snr_db=40, noise="pink"))
+    heard = [o.t for o in detect_onsets(x.astype(np.float32), RATE) if o.kind == SLAP]
+    true = [s["t"] for s in truth["slaps"]]
+    assert all(any(abs(h - t) < 0.03 for h in heard) for t in true), (true, heard)
+    draks = [s["t"] for s in truth["syllables"] if s["text"] == "Drak"]
+    false = [h for h in heard if all(abs(h - t) >= 0.03 for t in true)]
+    assert len([h for h in false if min(abs(h - d) for d in draks) < 0.03]) <= most, false

@@ -59,7 +59,10 @@ How:
    what the burst had there; a card fills those bands itself, so even the
    Tum sung under an on-beat slap rises less there (measured on chants in a
    quiet room: 90 % of the voices called slaps rose more than 0.5 bels, 95 %
-   of the slaps less). How fast a card must die is the room's: in a
+   of the slaps less); a candidate whose spectrum already leans to a
+   voice's (2.5 dB or more under the 400-2000 Hz bands above 2.5 kHz) may
+   rise only 0.35 bels (no slap measured rose more than 0.26 with such a
+   spectrum). How fast a card must die is the room's: in a
    reverberant living room (RT60 0.5 s) its upper bands fall only 0.3 to 0.8
    bels in those frames, as every sound's there. So the decay asked is 0.8
    bels or 0.6 of the fastest fall of the upper bands lately (a sound
@@ -179,6 +182,8 @@ class OnsetParams:
     fall_forget: float = 0.998  # per frame: that fastest fall is forgotten over seconds
     fall_share: float = 0.6  # a slap must fall this share of it (up to slap_decay)
     slap_mid_rise: float = 0.6  # bels the 400-2000 Hz bands may rise by then (a vowel after a burst)
+    slap_lean: float = -0.25  # bels of tilt under which a candidate leans to a voice's spectrum ...
+    slap_lean_rise: float = 0.35  # ... and may rise only this much there
     slap_loose: float = 0.4  # share of slap_jump that makes an onset worth watching
     slap_tilt: float = -0.45  # bels: upper bands' level minus the 400-2000 Hz bands' level
     slap_apart: float = 0.026  # s: a click this close after a syllable's onset is not told apart
@@ -272,6 +277,7 @@ class OnsetDetector:
         # waited, peak of its upper bands, heard inside another onset's sound).
         self._slap_cand: tuple[Onset, int, float | None, bool] | None = None
         self._cand_mid = 0.0  # the 400-2000 Hz bands' level at the top of its jump
+        self._cand_tilt = 0.0  # and its tilt then (see _kind)
         self._room_fall = 3.0  # bels: the fastest fall of the upper bands lately
         self._last_slap_frame = -1000
         self._last_slap = False  # the last onset handed out was a slap (not one inside a syllable)
@@ -477,13 +483,15 @@ class OnsetDetector:
                 else:
                     self._slap_cand = (cand, waited, self._upper_peak(), False)
                     self._cand_mid = self._mid_top()
+                    self._cand_tilt = self._tilt(2)
             elif peak is not None and waited >= 2 + p.slap_wait:
                 # A card dies away in the upper bands, and so does a /d/ or /t/
                 # from a quiet room; but the burst carries little in 400-2000 Hz
                 # and its vowel then rises there. A card fills those bands
                 # itself: the Tum sung under an on-beat slap rises less.
                 died = peak - self._upper_now() >= min(p.slap_decay, p.fall_share * self._room_fall)
-                kind = SLAP if died and self._mid_top() - self._cand_mid <= p.slap_mid_rise else VOICE
+                rise = p.slap_mid_rise if self._cand_tilt >= p.slap_lean else p.slap_lean_rise
+                kind = SLAP if died and self._mid_top() - self._cand_mid <= rise else VOICE
                 out.append(replace(cand, kind=kind, detected_t=now_t))
                 self._slap_cand = None
             else:
@@ -952,8 +960,12 @@ class OnsetDetector:
             return VOICE
         # A voice, even a loud one from silence, has far less energy above
         # 2.5 kHz than between 400 Hz and 2 kHz; a slap is nearly flat.
-        tilt = float(np.median(now[self._upper :]) - np.median(now[self._mid[0] : self._mid[1]]))
-        return SLAP if tilt > p.slap_tilt - (0.5 if loose else 0.0) else VOICE
+        return SLAP if self._tilt(la) > p.slap_tilt - (0.5 if loose else 0.0) else VOICE
+
+    def _tilt(self, la: int) -> float:
+        """The upper bands' level less the 400-2000 Hz bands' (median, bels) at the top of a jump."""
+        now = np.max(np.stack(list(self._level_hist)[-1 - la :]), axis=0)
+        return float(np.median(now[self._upper :]) - np.median(now[self._mid[0] : self._mid[1]]))
 
 
 class _RunningMedian:
