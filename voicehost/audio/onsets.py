@@ -279,6 +279,7 @@ class OnsetDetector:
         self._cand_mid = 0.0  # the 400-2000 Hz bands' level at the top of its jump
         self._cand_tilt = 0.0  # and its tilt then (see _kind)
         self._room_fall = 3.0  # bels: the fastest fall of the upper bands lately
+        self._upper_means: deque[float] = deque(maxlen=p.fall_frames + 1)
         self._last_slap_frame = -1000
         self._last_slap = False  # the last onset handed out was a slap (not one inside a syllable)
         self._last_out_t = -1e9  # stamp of the last onset handed out
@@ -567,12 +568,12 @@ class OnsetDetector:
             floor = np.maximum(floor, self._loud - p.dominance)
         above = np.maximum(level - floor - p.floor_margin, 0.0)
         self._level_hist.append(level)
-        if len(self._level_hist) > p.fall_frames:
-            # How fast sound dies in this room (the slap's decay is measured
-            # against it): the fastest fall of the upper bands lately, a
-            # sound ending or a slap's own.
-            fall = float(np.median(self._level_hist[-1 - p.fall_frames][self._upper :])
-                         - np.median(level[self._upper :]))
+        # How fast sound dies in this room (the slap's decay is measured
+        # against it): the fastest fall of the upper bands' mean level lately,
+        # a sound ending or a slap's own (a mean, not a median: every frame).
+        self._upper_means.append(float(level[self._upper :].sum()) / (len(level) - self._upper))
+        if len(self._upper_means) == self._upper_means.maxlen:
+            fall = self._upper_means[0] - self._upper_means[-1]
             self._room_fall = max(self._room_fall * p.fall_forget, fall)
         self._act.append(float(above.sum()))
         i = self._frame
