@@ -61,11 +61,9 @@ def test_generator_reproduces_the_committed_fixture(tmp_path):
 
 def test_a_room_adds_a_tail_that_dies_at_its_rt60():
     """``room``: the direct sound at once, then a tail as loud as asked that dies 60 dB in RT60."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import make_fixtures
-    finally:
-        sys.path.pop(0)
+    from tests.chant_onsets import generator
+
+    make_fixtures = generator()
     rate = make_fixtures.RATE
     click = np.zeros(rate)
     click[100] = 1.0

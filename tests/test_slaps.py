@@ -156,6 +156,16 @@ def test_a_later_singers_real_t_is_no_slap():
     assert caught >= 8  # of 15 (9 before this change, and after)
 
 
+def _heard_slaps(seed: int, index: int, **changes) -> tuple[list[float], list[float], dict]:
+    """A held-out chant rendered with ``changes``: the slaps heard, the true ones, its truth."""
+    from dataclasses import replace
+
+    gen = generator()
+    x, truth = gen.render(replace(gen.held_out_specs(seed)[index], **changes))
+    heard = [o.t for o in detect_onsets(x.astype(np.float32), RATE) if o.kind == SLAP]
+    return heard, [s["t"] for s in truth["slaps"]], truth
+
+
 @pytest.mark.parametrize("seed,index", [(2, 2), (2, 10), (1, 6)])
 def test_a_sung_d_or_t_in_a_quiet_room_is_no_slap(seed, index):
     """Out of a quiet room, the /d/ of "Drak" and the /t/ of "Tum" jump across
@@ -165,15 +175,10 @@ def test_a_sung_d_or_t_in_a_quiet_room_is_no_slap(seed, index):
     of them on a last Tum: with voice declarations each of those stops the
     song for a play nobody made. Cards slapped on the last Tum, or a little
     after it as most players do, are still heard."""
-    from dataclasses import replace
-
-    gen = generator()
-    spec = gen.held_out_specs(seed)[index]
+    spec = generator().held_out_specs(seed)[index]
     bars = [b for b, _ in spec.slaps]
     for slaps in (spec.slaps, [(bars[0], 0.0), (bars[1], 0.02)]):
-        x, truth = gen.render(replace(spec, snr_db=40, noise="pink", slaps=slaps))
-        heard = [o.t for o in detect_onsets(x.astype(np.float32), RATE) if o.kind == SLAP]
-        true = [s["t"] for s in truth["slaps"]]
+        heard, true, truth = _heard_slaps(seed, index, snr_db=40, noise="pink", slaps=slaps)
         assert all(any(abs(h - t) < 0.03 for h in heard) for t in true), (true, heard)
         false = [h for h in heard if all(abs(h - t) >= 0.03 for t in true)]
         assert len(false) <= 1, false
@@ -188,13 +193,7 @@ def test_a_slap_in_a_reverberant_room_is_heard(seed, index):
     was heard as a voice (its play then timed by the declaration, and with
     voice declarations not asked about at all). The decay asked now follows
     how fast sound dies in the room."""
-    from dataclasses import replace
-
-    gen = generator()
-    spec = gen.held_out_specs(seed)[index]
-    x, truth = gen.render(replace(spec, snr_db=None, rt60=0.5))
-    heard = [o.t for o in detect_onsets(x.astype(np.float32), RATE) if o.kind == SLAP]
-    true = [s["t"] for s in truth["slaps"]]
+    heard, true, _ = _heard_slaps(seed, index, snr_db=None, rt60=0.5)
     assert all(any(abs(h - t) < 0.03 for h in heard) for t in true), (true, heard)
     assert all(any(abs(h - t) < 0.03 for t in true) for h in heard), (true, heard)
 
@@ -207,13 +206,7 @@ def test_a_drak_leaning_to_a_voice_is_no_slap(seed, index, most):
     room kept 1 and 3 of them. A card's spectrum is flat; one that leans may
     rise only 0.35 bels there now. After Whirlpool Island the play falls on
     "Drak", so such a "slap" stops a voice game for a play nobody made."""
-    from dataclasses import replace
-
-    gen = generator()
-    spec = gen.held_out_specs(seed)[index]
-    x, truth = gen.render(replace(spec, snr_db=40, noise="pink"))
-    heard = [o.t for o in detect_onsets(x.astype(np.float32), RATE) if o.kind == SLAP]
-    true = [s["t"] for s in truth["slaps"]]
+    heard, true, truth = _heard_slaps(seed, index, snr_db=40, noise="pink")
     assert all(any(abs(h - t) < 0.03 for h in heard) for t in true), (true, heard)
     draks = [s["t"] for s in truth["syllables"] if s["text"] == "Drak"]
     false = [h for h in heard if all(abs(h - t) >= 0.03 for t in true)]

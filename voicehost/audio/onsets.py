@@ -280,7 +280,6 @@ class OnsetDetector:
         # waited, peak of its upper bands, heard inside another onset's sound).
         self._slap_cand: tuple[Onset, int, float | None, bool] | None = None
         self._cand_mid = 0.0  # the 400-2000 Hz bands' level at the top of its jump
-        self._cand_tilt = 0.0  # and its tilt then (see _kind)
         self._room_fall = 3.0  # bels: the fastest fall of the upper bands lately
         self._upper_means: deque[float] = deque(maxlen=p.fall_frames + 1)
         self._last_slap_frame = -1000
@@ -487,14 +486,15 @@ class OnsetDetector:
                 else:
                     self._slap_cand = (cand, waited, self._upper_peak(), False)
                     self._cand_mid = self._mid_top()
-                    self._cand_tilt = self._tilt(2)
             elif peak is not None and waited >= 2 + p.slap_wait:
                 # A card dies away in the upper bands, and so does a /d/ or /t/
                 # from a quiet room; but the burst carries little in 400-2000 Hz
                 # and its vowel then rises there. A card fills those bands
                 # itself: the Tum sung under an on-beat slap rises less.
                 died = peak - self._upper_now() >= min(p.slap_decay, p.fall_share * self._room_fall)
-                rise = p.slap_mid_rise if self._cand_tilt >= p.slap_lean else p.slap_lean_rise
+                # Its tilt at the top of the jump (as in _kind), from the two levels kept then.
+                tilt = peak - self._cand_mid
+                rise = p.slap_mid_rise if tilt >= p.slap_lean else p.slap_lean_rise
                 kind = SLAP if died and self._mid_top() - self._cand_mid <= rise else VOICE
                 out.append(replace(cand, kind=kind, detected_t=now_t))
                 self._slap_cand = None
@@ -964,12 +964,8 @@ class OnsetDetector:
             return VOICE
         # A voice, even a loud one from silence, has far less energy above
         # 2.5 kHz than between 400 Hz and 2 kHz; a slap is nearly flat.
-        return SLAP if self._tilt(la) > p.slap_tilt - (0.5 if loose else 0.0) else VOICE
-
-    def _tilt(self, la: int) -> float:
-        """The upper bands' level less the 400-2000 Hz bands' (median, bels) at the top of a jump."""
-        now = np.max(np.stack(list(self._level_hist)[-1 - la :]), axis=0)
-        return float(np.median(now[self._upper :]) - np.median(now[self._mid[0] : self._mid[1]]))
+        tilt = float(np.median(now[self._upper :]) - np.median(now[self._mid[0] : self._mid[1]]))
+        return SLAP if tilt > p.slap_tilt - (0.5 if loose else 0.0) else VOICE
 
 
 class _RunningMedian:
