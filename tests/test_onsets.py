@@ -282,3 +282,51 @@ def test_a_formant_gliding_in_the_last_vowel_is_no_burst():
     after = sum(_early(a, t, 0.0) for a, t in rendered)
     assert before >= 6  # what the glide did (7), so the test shows the fault it guards
     assert after <= 4, (before, after)  # 4: other faults, left for now
+
+
+def _strays_and_found(x: np.ndarray, truth: dict, **params) -> tuple[int, int]:
+    """Onsets during or after the chant far (> 120 ms) from any sung syllable, and syllables found."""
+    import mir_eval
+
+    from voicehost.audio.onsets import OnsetParams
+
+    ref = np.array([o["t"] for o in truth["onsets"]])
+    est = np.array([o.t for o in detect_onsets(x, params=OnsetParams(**params))])
+    strays = sum(1 for e in est if e > ref[0] - 0.05 and np.min(np.abs(ref - e)) > 0.12)
+    return strays, len(mir_eval.util.match_events(ref, est, 0.05))
+
+
+def test_chatter_under_the_chant_is_no_onset():
+    """Held-out chants (seed 1) with people chatting 10 to 20 dB under the
+    singing: their syllables rise well past the noise floor and, between
+    the chant's, as strongly as a quiet "kar". Most of a sung syllable's
+    rise comes within 8 dB of the chant's own loud level, the chatter's
+    stays under it. Without that rule these three chants had 23 onsets
+    between the sung syllables or after the song."""
+    from dataclasses import replace
+
+    from tests.chant_onsets import generator
+    from voicehost.audio.onsets import OnsetParams
+
+    gen = generator()
+    rendered = [gen.render(gen.held_out_specs(1)[k]) for k in (0, 1, 5)]
+    assert all(gen.held_out_specs(1)[k].noise == "babble" for k in (0, 1, 5))
+    before = [_strays_and_found(x, t, chant_share=0.0) for x, t in rendered]
+    after = [_strays_and_found(x, t) for x, t in rendered]
+    assert sum(s for s, _ in before) >= 18  # the fault this guards (23)
+    assert sum(s for s, _ in after) <= 12, (before, after)  # 9 now
+    assert sum(f for _, f in after) >= sum(f for _, f in before) - 2  # the chant is still heard
+    # A quiet room (white noise 40 dB under the singing): the unstressed
+    # "kar" after a loud "Drak" rises mostly well under the chant's level
+    # too; the rule may cost one now and then (2 of these 19, and 4 of 160
+    # over seeds 1 and 2), never most of them.
+    found = {}
+    for share in (0.0, None):
+        found[share] = 0
+        for k in (12, 13, 14, 15):
+            x, t = gen.render(replace(gen.held_out_specs(1)[k], snr_db=40))
+            kars = [s["t"] for s in t["syllables"] if s["text"] == "kar"]
+            params = {} if share is None else {"chant_share": share}
+            est = np.array([o.t for o in detect_onsets(x, params=OnsetParams(**params))])
+            found[share] += sum(np.min(np.abs(est - k_t)) <= 0.05 for k_t in kars)
+    assert found[None] >= found[0.0] - 2, found
