@@ -303,8 +303,6 @@ def test_chatter_under_the_chant_is_no_onset():
     rise comes within 8 dB of the chant's own loud level, the chatter's
     stays under it. Without that rule these three chants had 23 onsets
     between the sung syllables or after the song."""
-    from dataclasses import replace
-
     from tests.chant_onsets import generator
     from voicehost.audio.onsets import OnsetParams
 
@@ -316,17 +314,12 @@ def test_chatter_under_the_chant_is_no_onset():
     assert sum(s for s, _ in before) >= 18  # the fault this guards (23)
     assert sum(s for s, _ in after) <= 12, (before, after)  # 9 now
     assert sum(f for _, f in after) >= sum(f for _, f in before) - 2  # the chant is still heard
-    # A quiet room (white noise 40 dB under the singing): the unstressed
-    # "kar" after a loud "Drak" rises mostly well under the chant's level
-    # too; the rule may cost one now and then (2 of these 19, and 4 of 160
-    # over seeds 1 and 2), never most of them.
-    found = {}
-    for share in (0.0, None):
-        found[share] = 0
-        for k in (12, 13, 14, 15):
-            x, t = gen.render(replace(gen.held_out_specs(1)[k], snr_db=40))
-            kars = [s["t"] for s in t["syllables"] if s["text"] == "kar"]
-            params = {} if share is None else {"chant_share": share}
-            est = np.array([o.t for o in detect_onsets(x, params=OnsetParams(**params))])
-            found[share] += sum(np.min(np.abs(est - k_t)) <= 0.05 for k_t in kars)
-    assert found[None] >= found[0.0] - 2, found
+    # Clean real voices (real_voice_specs, seeds 2 and 3): a syllable rises
+    # out of near silence, its first frames far under the chant's level.
+    # Asked there too, the rule lost "Drak"s and, with them, every bar.
+    for seed in (2, 3):
+        spec = gen.real_voice_specs(seed)[0]
+        assert spec.snr_db is None  # clean
+        x, t = gen.render(spec)
+        off, on = (detect_onsets(x, params=OnsetParams(**kw)) for kw in ({"chant_share": 0.0}, {}))
+        assert [o.t for o in on] == [o.t for o in off], seed
