@@ -607,17 +607,18 @@ class OnsetDetector:
                 self._dev += p.dev_rate * (np.minimum(ad, 3.0 * self._dev) - self._dev)
                 np.maximum(self._dev, 0.02, out=self._dev)
             z = p.dev_mult * self._dev
+            rises = np.maximum(d - z, 0.0)
+            falls = np.maximum(-d - z, 0.0)
             # Net rise: a change of spectral shape (vowel to nasal, a sliding
             # pitch) raises some bands and lowers others and mostly cancels.
-            flux = float(np.maximum(d - z, 0.0).sum()
-                         - p.neg_weight * np.maximum(-d - z, 0.0).sum())
+            flux = float(rises.sum() - p.neg_weight * falls.sum())
             flux = max(flux, 0.0)
             # The consonant's own flux: rises only, upper bands only. A /k/ or
             # /t/ burst lifts a few upper bands while the previous vowel is
             # still dying in the lower ones, which the net flux cancels.
-            cflux = float(np.maximum(d[self._cons :] - z[self._cons :], 0.0).sum())
+            cflux = float(rises[self._cons :].sum())
             # ... and what is left of it after the upper bands' falls.
-            cnet = cflux - float(np.maximum(-d[self._cons :] - z[self._cons :], 0.0).sum())
+            cnet = cflux - float(falls[self._cons :].sum())
         else:
             flux = 0.0
             cflux = 0.0
