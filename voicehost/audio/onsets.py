@@ -278,7 +278,6 @@ class OnsetDetector:
         self._opening: tuple[OnsetDetector, list[float], list[Onset], list[Onset]] | None = None
         self._smooth: np.ndarray | None = None
         self._loud: np.ndarray | None = None
-        self._floor_now = np.zeros(0)  # this frame's floor, the loud level's share in it included
         # The last ``dom_hold`` smoothed spectra, a ring (unfilled rows never
         # the least): stacking a deque of them every frame cost a sixth of
         # the detector's time.
@@ -584,7 +583,6 @@ class OnsetDetector:
                                       self._loud - p.dom_down)
             floor = np.maximum(floor, self._loud - p.dominance)
         above = np.maximum(level - floor - p.floor_margin, 0.0)
-        self._floor_now = floor
         self._level_hist.append(level)
         # How fast sound dies in this room (the slap's decay is measured
         # against it): the fastest fall of the upper bands' mean level lately,
@@ -848,13 +846,15 @@ class OnsetDetector:
         la = self.lookahead
         if p.chant_share <= 0 or self._loud is None or len(self._level_hist) < la + p.lag + 2:
             return True
-        if float(np.median(self._loud - np.minimum(self._old_min, self._sub_min))) > p.chatter_room:
+        room = np.minimum(self._old_min, self._sub_min)  # the room's floor, as _decide's
+        if float(np.median(self._loud - room)) > p.chatter_room:
             return True  # a quiet room: nothing chatters near the chant
+        floor = np.maximum(room, self._loud - p.dominance)  # this frame's, as _decide's
         levels = list(self._level_hist)
         before = levels[-(la + p.lag + 2)]
         top = np.max(np.stack(levels[-(la + 1):]), axis=0)
         rises = []
-        for gate in (self._floor_now, np.maximum(self._floor_now, self._loud - p.chant_margin)):
+        for gate in (floor, np.maximum(floor, self._loud - p.chant_margin)):
             gate = gate + p.floor_margin
             rise = np.maximum(top - gate, 0.0) - np.maximum(before - gate, 0.0) - self._dev
             rises.append(float(np.maximum(rise, 0.0).sum()))
