@@ -40,21 +40,34 @@ class Phone:
         self.context = browser.new_context()
         self.companion = companion
         self.frames: list[str] = []
+        self.console: list[str] = []
         self.page = self.open()
 
     def open(self):
         page = self.context.new_page()
         page.on("websocket", lambda ws: ws.on("framereceived", lambda f: self.frames.append(str(f))))
         page.on("pageerror", lambda exc: pytest.fail(f"page error: {exc}"))
+        page.on("console", lambda msg: self.console.append(f"{msg.type}: {msg.text}"))
         return page
 
     def join(self, name: str, colour: str, typed_name: bool) -> None:
         page = self.page
         page.goto(self.companion.join_url)
+        field = (page.get_by_label("Type your name") if typed_name
+                 else page.get_by_role("radio", name=name, exact=True))
+        try:
+            field.wait_for(timeout=15000)
+        except Exception:
+            # Once seen in CI: the seat form never came (30 s). Say what the page
+            # showed, then do what a player would: load the page again.
+            print(f"{name}'s join page showed no seat form after 15 s; its status: "
+                  f"{page.locator('#status').text_content()!r}; console: {self.console[-5:]}; "
+                  "loading it again")
+            page.goto(self.companion.join_url)
         if typed_name:
-            page.get_by_label("Type your name").fill(name)
+            field.fill(name)
         else:
-            page.get_by_role("radio", name=name, exact=True).check()
+            field.check()
         page.get_by_role("radio", name=colour.capitalize(), exact=True).check()
         page.get_by_role("button", name="Sit down").click()
         self.expect_seated(f"{name}, {colour}")

@@ -35,11 +35,13 @@ def _decisions(path: Path) -> list[dict]:
     return read_journal(path)[1]
 
 
-def test_a_live_match_through_a_loopback_sound_card(tmp_path, pulse):
+def _live_match(tmp_path: Path, pulse, attempt: int) -> tuple[subprocess.Popen, str, str,
+                                                                Path, Path]:
+    """One match hosted live from the loopback while the answers play into it."""
     env = {**os.environ, "PULSE_SINK": pulse.sink, "PULSE_SOURCE": pulse.source}
-    journal = tmp_path / "live.jsonl"
-    heard = tmp_path / "heard.wav"
-    out = tmp_path / "out.txt"
+    journal = tmp_path / f"live{attempt}.jsonl"
+    heard = tmp_path / f"heard{attempt}.wav"
+    out = tmp_path / f"out{attempt}.txt"
     with open(out, "w") as stdout:
         host = subprocess.Popen(
             [*_HOST, "--input-device", "pulse", "--record-input", str(heard),
@@ -66,27 +68,53 @@ def test_a_live_match_through_a_loopback_sound_card(tmp_path, pulse):
             if host.poll() is None:
                 host.kill()
                 host.wait()
-    errors = host.stderr.read()
-    assert host.returncode == 0, errors
-    said = out.read_text()
+    return host, out.read_text(), host.stderr.read(), journal, heard
+
+
+def test_a_live_match_through_a_loopback_sound_card(tmp_path, pulse):
+    """The host hears the match live and decides it as the recording says.
+
+    What it decides is always exactly what hosting its own recording of the
+    input decides. The outcome is the recording's own when the loopback
+    delivered the recording whole; a loaded machine can make the rig itself
+    (paplay, or the input) lose audio, and then the match is played again,
+    once, saying what was lost.
+    """
+    from loopback import loopback_faults
+
+    from voicehost.audio.sources import FileSource
+
+    played = FileSource(WAV).read()
+    lost: list[str] = []
+    for attempt in range(2):
+        host, said, errors, journal, heard = _live_match(tmp_path, pulse, attempt)
+        assert host.returncode == 0, errors
+        header, events, _ = read_journal(journal)
+        assert header["host"]["mode"] == "live"
+        match = sailor.replay_match(journal_to_record(header, events))
+        # The host decides on the audio alone: hosting what it recorded gives the
+        # same decisions at the same sample-clock times.
+        again = tmp_path / f"again{attempt}.jsonl"
+        replay = subprocess.run([*_HOST, "--input", str(heard), "--journal", str(again)],
+                                input="\n" * 6, capture_output=True, text=True, timeout=120)
+        assert replay.returncode == 0, replay.stderr
+        assert _decisions(again) == events, (
+            "hosting the recording of the live input decided otherwise:\n"
+            + "\n".join(map(str, _decisions(again))) + "\nlive:\n" + "\n".join(map(str, events)))
+        scores = {p.name: match.scores[p] for p in match.players}
+        if scores == TRUTH["outcome"]["scores"]:
+            break
+        faults = loopback_faults(played, FileSource(heard).read(), 16000)
+        # What the host heard and said, for a run that differs (the input is kept).
+        story = ("\n".join(map(str, events)) + "\n" + said[-2000:] + "\n" + errors
+                 + f"\nthe input is kept in {heard}")
+        assert faults, "the loopback delivered the recording whole, yet:\n" + story
+        lost.append(f"attempt {attempt + 1}: " + "; ".join(faults[:3]))
+    else:
+        raise AssertionError("the loopback lost audio in both matches:\n" + "\n".join(lost))
+    if lost:
+        print("played again after the loopback lost audio:", *lost, sep="\n")
     assert "Blue wins the match!" in said
-    header, events, _ = read_journal(journal)
-    assert header["host"]["mode"] == "live"
-    match = sailor.replay_match(journal_to_record(header, events))
-    # The host decides on the audio alone: hosting what it recorded gives the
-    # same decisions at the same sample-clock times.
-    again = tmp_path / "again.jsonl"
-    replay = subprocess.run([*_HOST, "--input", str(heard), "--journal", str(again)],
-                            input="\n" * 6, capture_output=True, text=True, timeout=120)
-    assert replay.returncode == 0, replay.stderr
-    assert _decisions(again) == events, (
-        "hosting the recording of the live input decided otherwise:\n"
-        + "\n".join(map(str, _decisions(again))) + "\nlive:\n" + "\n".join(map(str, events)))
-    # What the host heard and said, for a run that differs (the loopback is live audio,
-    # kept in heard.wav).
-    story = ("\n".join(map(str, events)) + "\n" + said[-2000:] + "\n" + errors
-             + f"\nthe input is kept in {heard}")
-    assert {p.name: match.scores[p] for p in match.players} == TRUTH["outcome"]["scores"], story
     assert [p.name for p in match.winners] == TRUTH["outcome"]["winners"]
 
 

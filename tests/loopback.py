@@ -1,0 +1,62 @@
+"""Did the loopback sound card deliver what was played, whole and in order?
+
+A live test plays a recording into PulseAudio's null sink while the host
+records its monitor. On a loaded machine the rig itself can lose audio:
+``paplay`` underruns (the sink plays silence, and everything after is late)
+or the host's input overflows (a stretch is replaced by silence). The host
+then hears another match than the recording holds, and its outcome may
+rightly differ. This tells the two cases apart: every voiced half second of
+the played file must be found in what the host recorded at one and the same
+lag, nearly sample for sample.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Seconds per piece of the played file looked for in the recording.
+CHUNK = 0.5
+#: How far (s) each piece is looked for around where it should be.
+SEARCH = 1.0
+#: Normalised correlation a piece must reach to count as delivered.
+MIN_MATCH = 0.9
+
+
+def loopback_faults(played: np.ndarray, heard: np.ndarray, rate: int) -> list[str]:
+    """Where ``heard`` does not hold ``played`` at one lag: empty when the loopback was whole.
+
+    Pieces of ``played`` that ``heard`` ends before (the host finished
+    first) are not looked for.
+    """
+    from scipy.signal import correlate
+
+    played = np.asarray(played, dtype=np.float64)
+    heard = np.asarray(heard, dtype=np.float64)
+    n, m = int(CHUNK * rate), int(SEARCH * rate)
+    found: list[tuple[float, int, float]] = []
+    for start in range(0, len(played) - n + 1, n):
+        piece = played[start:start + n]
+        if np.sqrt(np.mean(piece ** 2)) < 0.01:  # silence matches anywhere
+            continue
+        lo, hi = max(0, start - m), min(len(heard), start + n + m)
+        if hi - lo < n:
+            break
+        window = heard[lo:hi]
+        cc = correlate(window, piece, mode="valid", method="fft")
+        energy = np.sqrt(np.convolve(window ** 2, np.ones(n), "valid") * np.sum(piece ** 2))
+        score = cc / np.maximum(energy, 1e-12)
+        k = int(np.argmax(score))
+        if found and start + found[0][1] + n > len(heard):
+            break  # the recording ends inside this piece
+        found.append((start / rate, lo + k - start, float(score[k])))
+    if not found:
+        return ["nothing played was heard"]
+    lag = found[0][1]  # where the file started: what comes later is judged against it
+    faults = []
+    for t, piece_lag, score in found:
+        if abs(piece_lag - lag) > rate // 1000:
+            faults.append(f"{t:.1f} s of the file came {1000 * (piece_lag - lag) / rate:+.0f} ms "
+                          "off (audio lost or inserted before it)")
+        elif score < MIN_MATCH:
+            faults.append(f"{t:.1f} s of the file was heard altered (match {score:.2f})")
+    return faults
