@@ -563,3 +563,21 @@ def test_the_live_drakkar_host_says_the_microphone_went_and_came_back(pulse):
     assert "microphone went away" in said and "I hear you again" in said, said
     assert said.index("microphone went away") < said.index("I hear you again")
     assert end["clock"] >= 12.0
+
+
+def test_the_host_says_after_a_live_session_how_much_audio_the_input_lost(capsys):
+    """Overflows are repaired with silence, so the game goes on; but what was
+    sung there went unheard, and the operator must learn it (standard error)."""
+    from types import SimpleNamespace
+
+    from voicehost.audio.resilient import ResilientStats
+    from voicehost.hosts.microphone import report_losses
+
+    assert report_losses(SimpleNamespace(stats=ResilientStats())) is None
+    assert capsys.readouterr().err == ""
+    note = report_losses(SimpleNamespace(stats=ResilientStats(overflows=2, repaired_seconds=0.43)))
+    err = capsys.readouterr().err
+    assert note is not None and note in err
+    assert "overflowed 2 times" in err and "about 0.4 s of the table's audio was lost" in err
+    report_losses(SimpleNamespace(stats=ResilientStats(overflows=1)))
+    assert "overflowed 1 time: a little of the table's audio" in capsys.readouterr().err

@@ -27,7 +27,7 @@ from voicehost.hosts.drakkar import (
     state_for,
 )
 from voicehost.hosts.drakkar_declarations import Declaration, KeyParser, key_help
-from voicehost.hosts.microphone import MICROPHONE_LOST, open_microphone
+from voicehost.hosts.microphone import MICROPHONE_LOST, open_microphone, report_losses
 
 
 #: The bundled recorded games, in the order the demo plays them.
@@ -346,6 +346,7 @@ def run_live(host: DrakkarHost, mic, view=None, blocks=None, phones=None) -> Dra
                     break
         finally:
             mic.close()
+            report_losses(mic)
     return host.finish()
 
 
@@ -433,6 +434,7 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
                 result = ears.run(blocks if blocks is not None else mic.blocks())
             finally:
                 mic.close()
+                report_losses(mic)
         else:
             result = run_live(host, mic, view, blocks, phones)
     finally:

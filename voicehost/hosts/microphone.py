@@ -48,3 +48,28 @@ def open_microphone(device: int | str | None, on_event: Callable[[Any], None] | 
     from voicehost.audio.recording import InputRecorder
 
     return InputRecorder(source, record)
+
+
+def report_losses(mic: Any, stream: Any = None) -> str | None:
+    """Tell the table's operator, after a live session, how much of its audio was lost.
+
+    An overflow means the computer was too busy to take the microphone's
+    audio in time and PortAudio dropped some: the clock was repaired with
+    silence, but whatever was sung or said there went unheard, and a play
+    or an answer near it may have been judged on less than the table gave.
+    Nothing is said aloud (the table cannot act on it); the note goes to
+    standard error with the one remedy that helps.
+    """
+    import sys
+
+    stats = getattr(mic, "stats", None)
+    overflows = int(getattr(stats, "overflows", 0) or 0)
+    if not overflows:
+        return None
+    lost = float(getattr(stats, "repaired_seconds", 0.0) or 0.0)
+    amount = f"about {lost:.1f} s of" if lost >= 0.05 else "a little of"
+    note = (f"voicehost: note: the input overflowed {overflows} time"
+            f"{'s' if overflows != 1 else ''}: {amount} the table's audio was lost because "
+            "this computer was too busy. Close other programs while hosting.")
+    print(note, file=stream or sys.stderr)
+    return note

@@ -163,7 +163,7 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
     from voicehost.audio.mute import MuteWindows
     from voicehost.journal import Journal
 
-    from voicehost.hosts.microphone import open_microphone
+    from voicehost.hosts.microphone import open_microphone, report_losses
 
     heard_by: list[Any] = []  # the ears, once open: they hear of the device going and coming
     mic = open_microphone(getattr(args, "input_device", None),
@@ -224,6 +224,7 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
     finally:
         stack.close()
         mic.close()
+        report_losses(mic)
         if view is not None:
             view.stop()
         if journal is not None:
