@@ -93,6 +93,23 @@ def test_song_that_changes_is_followed_offline():
     assert np.median(errs) <= 0.01
 
 
+@pytest.mark.parametrize("name", ["g3_100bpm_3tums_clean", "g4_70bpm_3tums_snr30",
+                                  "g3_80bpm_3tums_snr5"])
+def test_a_longer_song_whose_bar_splits_in_whole_is_followed_offline(name):
+    """Told "Drakkar Tum" while the table sings three Tums, every "Drak-kar"
+    falls where a one-Tum bar begins, so no wrong "Drak-kar" ever says so:
+    the bars were split in two to the end. The "Drak-kar"s' spacing says it."""
+    result = analyze(wav(name), tums=1, follow=True)
+    want = truth(name)["bars"]
+    assert [b.tums for b in result.tracker.bars] == [b["tums"] for b in want] == [3] * len(want)
+    errs = [abs(g.last_tum - w["last_tum"]) for g, w in zip(result.tracker.bars, want)]
+    assert max(errs) <= 0.04, errs
+    assert [(e.expected_tums, e.heard_tums) for e in events_of(result, WrongSong)] == [(1, 3)]
+    # The host, which follows only what the game tells it, still hears one Tum a bar.
+    told = analyze(wav(name), tums=1, follow=False)
+    assert {b.tums for b in told.tracker.bars} == {1}
+
+
 def test_wrong_song_is_reported_live():
     name = "g4_105bpm_change_3_2_1_snr20"
     result = analyze(wav(name), tums=3, follow=False)

@@ -29,7 +29,10 @@ card and the host's tick all give the same bars.
 * a double in the wrong place means the table sang a different song
   (:class:`WrongSong`, with the number of Tums heard), if its "kar" is
   plainly sung (near the half beat, not faint): chatter is not; no onset where one
-  was due for 1.5 beats means the song stopped (:class:`SongStopped`).
+  was due for 1.5 beats means the song stopped (:class:`SongStopped`);
+* following the song heard (offline analysis), doubles keeping an equal
+  gap other than the bar followed say which song is sung, even when each
+  falls where a bar of the followed song begins (three Tums heard as one).
 
 Acquisition needs three beats a period apart with an onset on the half beat
 of one of them ("Drak, kar, Tum, Tum" or "Tum, Drak, kar, Tum"), so the
@@ -192,6 +195,7 @@ class ChantTracker:
         # sounds after a song ends: 0.03).
         self.beat_ratio = 0.12
         self._pending_song: tuple[int, bool] | None = None
+        self._told = (tums, reversed)  # the song the game last told
         self.bars: list[Bar] = []
         self.events: list[Event] = []
         #: Times of the onsets taken as beats or half beats (the rest are off the grid).
@@ -212,6 +216,7 @@ class ChantTracker:
         """The song the game expects from the next bar on (call after each play)."""
         _check_tums(tums)
         self._pending_song = (tums, reversed)
+        self._told = (tums, reversed)
         if not self.locked:
             self._apply_song()
 
@@ -348,6 +353,8 @@ class ChantTracker:
         self._tight = 0  # beats since the lock that came close to their prediction
         self._offgrid = 0  # onsets since the lock that fit no beat and no half beat
         self._doubles: list[int] = []  # slot numbers of the "Drak-kar"s since the lock
+        #: Slot numbers and times of the last "Drak-kar"s heard where the song has them.
+        self._sung_doubles: list[tuple[int, float]] = []
         self._slot_no = 0
         self._lock_tums = self.tums if hasattr(self, "tums") else 3
         # A provisional lock's undo: bars and bar count before it, the onsets it
@@ -358,6 +365,7 @@ class ChantTracker:
         if self._pending_song is not None:
             self.tums, self.reversed = self._pending_song
             self._pending_song = None
+            self._sung_doubles = []
 
     def _tol(self, period: float) -> float:
         return max(0.06, 0.2 * period)
@@ -643,10 +651,13 @@ class ChantTracker:
             s.half = None
         if double and s.pos != expected_double:
             if self._wrong(s, out):
+                self._sung_doubles = [*self._sung_doubles[-2:], (self._slot_no, s.t)]
                 return
             # Not a song anyone sings (no Tum at all): a stray onset on the half beat.
             double = False
             s.half = None
+        if double and self.follow:
+            self._follow_sung(s, out)
         if s.pos == 0 and not self.reversed:
             self._uncertain = not double
             self._new_bar(s, out)
@@ -659,6 +670,53 @@ class ChantTracker:
             self._prev_double = s
         if self.reversed and s.pos == self.tums and self._bar is not None:
             self._bar.last_tum = s.t
+
+    def _follow_sung(self, s: _Slot, out: list[Event]) -> None:
+        """Follow the song the "Drak-kar"s keep time for, when it is not the one followed.
+
+        A song followed on a false clue (chatter on a half beat taken for a
+        "kar", a lock on the wrong beat of the bar) is undone by the next
+        "Drak-kar" where that song has none, except when the table's bar is a
+        whole number of the followed song's bars: every true "Drak-kar" then
+        falls where the followed song has one, and every bar is split. Two
+        equal gaps between the "Drak-kar"s, other than the followed bar, say
+        what is sung: that song is followed (its direction is the one the
+        game told), and bars split in two are joined again.
+        """
+        sung = self._sung_doubles
+        sung.append((self._slot_no, s.t))
+        del sung[:-3]
+        if len(sung) < 3:
+            return
+        gap = sung[2][0] - sung[1][0]
+        if gap != sung[1][0] - sung[0][0] or gap == self.tums + 1 or not 2 <= gap <= MAX_TUMS + 1:
+            return
+        tums, reversed = gap - 1, self._told[1]
+        if not self.reversed and not reversed:
+            self._close_bar()
+            self._join_bars(sung[0][1], sung[1][1], tums)
+            self._join_bars(sung[1][1], s.t, tums)
+        elif self.reversed and not reversed:
+            self._bar = None  # the Tums before this "Drak-kar", taken for a bar: none was sung
+        out.append(WrongSong(round(s.t, 4), self.tums, tums))
+        self.tums, self.reversed = tums, reversed
+        s.pos = tums if reversed else 0
+        sung.clear()
+        self._pos_after_fix(s)
+
+    def _join_bars(self, start: float, end: float, tums: int) -> None:
+        """Join the bars that began from ``start`` to before ``end`` into one of ``tums`` Tums."""
+        lo, hi = round(start, 5) - 1e-6, round(end, 5) - 1e-6
+        split = [k for k, b in enumerate(self.bars) if lo <= b.start < hi]
+        if len(split) < 2 or split != list(range(split[0], split[-1] + 1)):
+            return
+        parts = [self.bars[k] for k in split]
+        beats = [t for b in parts for t in b.beats]
+        self.bars[split[0]:split[-1] + 1] = [Bar(parts[0].index, parts[0].start, tums, False,
+                                                 beats, beats[-1], parts[0].expected_tums)]
+        for k, b in enumerate(self.bars):
+            b.index = k
+        self._bar_count = len(self.bars)
 
     def _plain_kar(self, s: _Slot) -> bool:
         """Whether the half-beat onset of ``s`` is plainly a sung "kar", not chatter.
