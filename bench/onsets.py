@@ -97,12 +97,14 @@ def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float],
 
     The tracker is told each song change when the game would tell it
     (:func:`_song_changes`); told only the first song, it would look for
-    the wrong last Tum in every bar after a change.
+    the wrong last Tum in every bar after a change. Like the host, it does
+    not also follow the song it hears: that is for offline analysis, and a
+    "kar" of chatter followed as a song moved every last Tum after it.
     """
     from voicehost.audio.chant import track
 
     first = truth["bars"][0] if truth["bars"] else {"tums": 3, "reversed": False}
-    tr = track(onsets, first["tums"], first["reversed"], follow=True, end_t=duration,
+    tr = track(onsets, first["tums"], first["reversed"], follow=False, end_t=duration,
                songs=_song_changes(truth))
     located = [b.last_tum for b in tr.bars if b.last_tum is not None]
     errs = []
