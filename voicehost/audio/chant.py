@@ -26,6 +26,11 @@ card and the host's tick all give the same bars.
 * the position in the bar says which slot is the last Tum, so
   :class:`LastTum` is reported the moment its onset is heard, and
   :class:`LastTumPredicted` as soon as the bar starts;
+* a beat heard only as a slap (a card slapped just before the Tum hid the
+  syllable) is placed halfway between the slap and the beat predicted: the
+  slap is a player's timing, not the table's, and taken as the Tum it
+  judged its own play at 0 ms (measured on 46 such Tums of the committed
+  and held-out chants: error beyond 30 ms in 10 of them as the slap, 1 halfway);
 * a double in the wrong place means the table sang a different song
   (:class:`WrongSong`, with the number of Tums heard), if its "kar" is
   plainly sung (near the half beat, not faint): chatter is not; no onset where one
@@ -150,8 +155,12 @@ class _Slot:
 
     @property
     def t(self) -> float:
-        """The beat as heard (a slap on the beat stands for the syllable it hides)."""
-        return self.onset.t if self.onset is not None else self.b
+        """The beat as heard; a slap that hid its syllable, halfway to the beat predicted."""
+        if self.onset is None:
+            return self.b
+        if self.onset.kind == SLAP:
+            return 0.5 * (self.onset.t + self.b)
+        return self.onset.t
 
 
 class ChantTracker:
