@@ -284,7 +284,8 @@ class OnsetDetector:
         self._held = np.full((p.dom_hold, p.n_mels), np.inf)
         self._held_at = 0
         self._sub_min = self._old_min = np.zeros(0)
-        self._sub_mins: deque[np.ndarray] = deque()
+        self._sub_mins = np.zeros((0, 0))
+        self._sub_at = 0
         self._onset_peak = 0.0
         self._last_start_frame = -1000
         self._last_stamp = -1e9
@@ -556,14 +557,18 @@ class OnsetDetector:
         if self._smooth is None:
             self._smooth = level.copy()
             self._sub_min = level.copy()
-            self._sub_mins = deque([level.copy()], maxlen=p.floor_frames // 10)
+            # The last minima of sub-blocks, a ring (rows not yet filled are +inf).
+            self._sub_mins = np.full((p.floor_frames // 10, len(level)), np.inf)
+            self._sub_mins[0] = level
+            self._sub_at = 1
             self._old_min = level.copy()
         else:
             self._smooth = 0.6 * self._smooth + 0.4 * level
             np.minimum(self._sub_min, self._smooth, out=self._sub_min)
         if (self._frame - self._origin) % 10 == 9:
-            self._sub_mins.append(self._sub_min)
-            self._old_min = np.min(np.stack(self._sub_mins), axis=0)
+            self._sub_mins[self._sub_at % len(self._sub_mins)] = self._sub_min
+            self._sub_at += 1
+            self._old_min = self._sub_mins.min(axis=0)
             self._sub_min = self._smooth.copy()
         floor = np.minimum(self._old_min, self._sub_min)
         if p.dominance > 0:
