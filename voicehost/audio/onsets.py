@@ -278,14 +278,11 @@ class OnsetDetector:
         self._opening: tuple[OnsetDetector, list[float], list[Onset], list[Onset]] | None = None
         self._smooth: np.ndarray | None = None
         self._loud: np.ndarray | None = None
-        # The last ``dom_hold`` smoothed spectra, a ring (unfilled rows never
-        # the least): stacking a deque of them every frame cost a sixth of
-        # the detector's time.
-        self._held = np.full((p.dom_hold, p.n_mels), np.inf)
-        self._held_at = 0
+        # The last ``dom_hold`` smoothed spectra (stacking a deque of them
+        # every frame cost a sixth of the detector's time).
+        self._held = _RingMin(p.dom_hold, p.n_mels)
         self._sub_min = self._old_min = np.zeros(0)
-        self._sub_mins = np.zeros((0, 0))
-        self._sub_at = 0
+        self._sub_mins = _RingMin(p.floor_frames // 10, p.n_mels)  # minima of sub-blocks
         self._onset_peak = 0.0
         self._last_start_frame = -1000
         self._last_stamp = -1e9
@@ -557,18 +554,14 @@ class OnsetDetector:
         if self._smooth is None:
             self._smooth = level.copy()
             self._sub_min = level.copy()
-            # The last minima of sub-blocks, a ring (rows not yet filled are +inf).
-            self._sub_mins = np.full((p.floor_frames // 10, len(level)), np.inf)
-            self._sub_mins[0] = level
-            self._sub_at = 1
+            self._sub_mins.push(level)
             self._old_min = level.copy()
         else:
             self._smooth = 0.6 * self._smooth + 0.4 * level
             np.minimum(self._sub_min, self._smooth, out=self._sub_min)
         if (self._frame - self._origin) % 10 == 9:
-            self._sub_mins[self._sub_at % len(self._sub_mins)] = self._sub_min
-            self._sub_at += 1
-            self._old_min = self._sub_mins.min(axis=0)
+            self._sub_mins.push(self._sub_min)
+            self._old_min = self._sub_mins.min()
             self._sub_min = self._smooth.copy()
         floor = np.minimum(self._old_min, self._sub_min)
         if p.dominance > 0:
@@ -577,9 +570,8 @@ class OnsetDetector:
             # The host's own voice must not set it, so it holds while muted.
             # Only sound that lasts (a vowel) counts: a slap or a burst is over
             # within a few frames and must not make the next syllable quiet.
-            self._held[self._held_at % p.dom_hold] = self._smooth
-            self._held_at += 1
-            lasting = self._held.min(axis=0)
+            self._held.push(self._smooth)
+            lasting = self._held.min()
             if self._loud is None:
                 self._loud = lasting
             elif self.mute is None or not self.mute.covers(self._frame_time(self._frame)):
@@ -1029,6 +1021,25 @@ class OnsetDetector:
         # 2.5 kHz than between 400 Hz and 2 kHz; a slap is nearly flat.
         tilt = float(np.median(now[self._upper :]) - np.median(now[self._mid[0] : self._mid[1]]))
         return SLAP if tilt > p.slap_tilt - (0.5 if loose else 0.0) else VOICE
+
+
+class _RingMin:
+    """Band-wise least of the last ``n`` spectra pushed, in a ring of rows.
+
+    Rows not yet filled hold +inf, so they are never the least: the minimum
+    is over what was pushed, as with a short deque, without stacking it.
+    """
+
+    def __init__(self, n: int, width: int):
+        self._rows = np.full((n, width), np.inf)
+        self._at = 0
+
+    def push(self, v: np.ndarray) -> None:
+        self._rows[self._at % len(self._rows)] = v
+        self._at += 1
+
+    def min(self) -> np.ndarray:
+        return self._rows.min(axis=0)
 
 
 class _RunningMedian:
