@@ -660,7 +660,8 @@ class ChantTracker:
             s.half = None
         if double and s.pos != expected_double:
             if self._wrong(s, out):
-                self._sung_doubles = [*self._sung_doubles[-2:], (self._slot_no, s.t)]
+                if self.follow:
+                    self._remember_double(s)
                 return
             # Not a song anyone sings (no Tum at all): a stray onset on the half beat.
             double = False
@@ -692,9 +693,7 @@ class ChantTracker:
         what is sung: that song is followed (its direction is the one the
         game told), and bars split in two are joined again.
         """
-        sung = self._sung_doubles
-        sung.append((self._slot_no, s.t))
-        del sung[:-3]
+        sung = self._remember_double(s)
         if len(sung) < 3:
             return
         gap = sung[2][0] - sung[1][0]
@@ -712,6 +711,12 @@ class ChantTracker:
         s.pos = tums if reversed else 0
         sung.clear()
         self._pos_after_fix(s)
+
+    def _remember_double(self, s: _Slot) -> list[tuple[int, float]]:
+        """Keep ``s`` among the last three "Drak-kar"s the song was taken from."""
+        self._sung_doubles.append((self._slot_no, s.t))
+        del self._sung_doubles[:-3]
+        return self._sung_doubles
 
     def _join_bars(self, start: float, end: float, tums: int) -> None:
         """Join the bars that began from ``start`` to before ``end`` into one of ``tums`` Tums."""
