@@ -9,6 +9,7 @@ silence. ``record`` keeps what was heard (``--record-input``).
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 from voicehost.errors import DeviceError
@@ -60,8 +61,6 @@ def report_losses(mic: Any, stream: Any = None) -> str | None:
     Nothing is said aloud (the table cannot act on it); the note goes to
     standard error with the one remedy that helps.
     """
-    import sys
-
     stats = getattr(mic, "stats", None)
     overflows = int(getattr(stats, "overflows", 0) or 0)
     if not overflows:
