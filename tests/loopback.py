@@ -12,6 +12,9 @@ lag, nearly sample for sample.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any, Callable
+
 import numpy as np
 
 #: Seconds per piece of the played file looked for in the recording.
@@ -63,3 +66,31 @@ def loopback_faults(played: np.ndarray, heard: np.ndarray, rate: int) -> list[st
         elif score < MIN_MATCH:
             faults.append(f"{t:.1f} s of the file was heard altered (match {score:.2f})")
     return faults
+
+
+def played_whole_or_again(play: Callable[[int], tuple[Any, Path]], check: Callable[[Any], None],
+                          played: np.ndarray, rate: int = 16000) -> Any:
+    """``play(attempt)`` once, or twice when ``check`` fails and the loopback lost audio.
+
+    ``play`` returns its result and the path of what the host recorded;
+    ``check`` raises AssertionError when the result is not the file's. A
+    failure on a whole delivery is the host's, and is raised as it is.
+    """
+    from voicehost.audio.sources import FileSource
+
+    lost = []
+    for attempt in range(2):
+        result, heard = play(attempt)
+        try:
+            check(result)
+            break
+        except AssertionError:
+            faults = loopback_faults(played, FileSource(heard).read(), rate)
+            if not faults:
+                raise  # the host heard the file whole and still got it wrong
+            lost.append(f"attempt {attempt + 1}: " + "; ".join(faults[:3]))
+    else:
+        raise AssertionError("the loopback lost audio both times:\n" + "\n".join(lost))
+    if lost:
+        print("played again after the loopback lost audio:", *lost, sep="\n")
+    return result

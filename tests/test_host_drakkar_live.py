@@ -77,28 +77,16 @@ def host_through_loopback(script: str, args: list[str], wav: Path, seconds: floa
     overflow: the rig lost audio, not the host), the game is played again,
     once, saying what was lost.
     """
-    from loopback import loopback_faults
+    from loopback import played_whole_or_again
 
     from voicehost.audio.sources import FileSource
 
-    lost = []
-    for attempt in range(2):
+    def play(attempt: int) -> tuple[dict, Path]:
         heard = tmp_path / f"heard{attempt}.wav"
-        got = json.loads(_through_loopback(script, [*args, str(seconds), str(heard)], wav)
-                         .strip().splitlines()[-1])
-        try:
-            check(got)
-            break
-        except AssertionError:
-            faults = loopback_faults(FileSource(wav).read(), FileSource(heard).read(), 16000)
-            if not faults:
-                raise  # the host heard the file whole and still got it wrong
-            lost.append(f"attempt {attempt + 1}: " + "; ".join(faults[:3]))
-    else:
-        raise AssertionError("the loopback lost audio in both games:\n" + "\n".join(lost))
-    if lost:
-        print("played again after the loopback lost audio:", *lost, sep="\n")
-    return got
+        out = _through_loopback(script, [*args, str(seconds), str(heard)], wav)
+        return json.loads(out.strip().splitlines()[-1]), heard
+
+    return played_whole_or_again(play, check, FileSource(wav).read())
 
 
 def _through_loopback(script: str, args: list[str], wav: Path) -> str:

@@ -44,3 +44,37 @@ def test_audio_lost_or_inserted_in_the_loopback_is_found():
     faults = loopback_faults(played, silenced, RATE)
     assert [f.split(" s ")[0] for f in faults] == [f"{piece / RATE:.1f}"], faults
     assert loopback_faults(played, np.zeros(len(heard), np.float32), RATE)
+
+
+def test_a_game_is_played_again_only_when_the_loopback_lost_audio(tmp_path, capsys):
+    import pytest
+    import soundfile as sf
+
+    from loopback import played_whole_or_again
+
+    played = FileSource(WAV).read()
+    whole = _heard(played)
+    gapped = np.concatenate([whole[:8 * RATE], np.zeros(RATE // 5, np.float32), whole[8 * RATE:]])
+    recordings = {"whole": whole, "gapped": gapped}
+    for name, x in recordings.items():
+        sf.write(tmp_path / f"{name}.wav", x, RATE, subtype="FLOAT")
+
+    def check(result):
+        assert result == "right", f"the host decided {result}"
+
+    def player(runs):
+        def play(attempt):
+            result, heard = runs[attempt]
+            return result, tmp_path / f"{heard}.wav"
+        return play
+
+    # Lost audio, then a right game: played again, and the loss is told.
+    assert played_whole_or_again(player([("wrong", "gapped"), ("right", "whole")]),
+                                 check, played) == "right"
+    assert "+200 ms off" in capsys.readouterr().out
+    # A wrong game on a whole delivery is the host's fault: never played again.
+    with pytest.raises(AssertionError, match="the host decided wrong"):
+        played_whole_or_again(player([("wrong", "whole"), ("right", "whole")]), check, played)
+    # Lost audio both times: the test fails, saying so.
+    with pytest.raises(AssertionError, match="lost audio both times"):
+        played_whole_or_again(player([("wrong", "gapped"), ("wrong", "gapped")]), check, played)

@@ -303,12 +303,13 @@ def test_chatter_under_the_chant_is_no_onset():
     rise comes within 8 dB of the chant's own loud level, the chatter's
     stays under it. Without that rule these three chants had 23 onsets
     between the sung syllables or after the song."""
-    from tests.chant_onsets import generator
+    from chant_onsets import generator
     from voicehost.audio.onsets import OnsetParams
 
     gen = generator()
-    rendered = [gen.render(gen.held_out_specs(1)[k]) for k in (0, 1, 5)]
-    assert all(gen.held_out_specs(1)[k].noise == "babble" for k in (0, 1, 5))
+    specs = [gen.held_out_specs(1)[k] for k in (0, 1, 5)]
+    assert all(spec.noise == "babble" for spec in specs)
+    rendered = [gen.render(spec) for spec in specs]
     before = [_strays_and_found(x, t, chant_share=0.0) for x, t in rendered]
     after = [_strays_and_found(x, t) for x, t in rendered]
     assert sum(s for s, _ in before) >= 18  # the fault this guards (23)
