@@ -106,6 +106,7 @@ from typing import Iterable
 
 import numpy as np
 
+from voicehost.audio.bands import BandFrames, BandStats
 from voicehost.audio.blocks import PIPELINE_RATE, Block
 
 VOICE = "voice"
@@ -260,6 +261,12 @@ class OnsetDetector:
         self._mid = (int(np.searchsorted(centres[1:-1], 400.0)),
                      int(np.searchsorted(centres[1:-1], 2000.0)))
         self._mel = np.ascontiguousarray(mel[:, self._lo : self._hi].astype(np.float64))
+        # The filters' nonzero weights, band after band: a band's energy is
+        # the sum of its run (a dense product spent most of its time on zeros,
+        # and a matrix product's rounding would depend on the block's length).
+        bands, self._mel_bins = np.nonzero(self._mel)
+        self._mel_weights = self._mel[bands, self._mel_bins]
+        self._mel_runs = np.flatnonzero(np.r_[True, np.diff(bands) != 0])
         self.reset()
 
     # -- state -----------------------------------------------------------------
@@ -269,20 +276,19 @@ class OnsetDetector:
         self._samples_in = 0  # samples received
         self._frame = 0  # frames computed
         self._origin = 0  # frame from which the noise statistics were learnt
-        self._start_gain = 0.0  # bels added to the first frame's level for the floor
         self._dead_run = 0  # frames in a row of digital silence
         self._after_silence = False  # sound has come after a long digital silence
         self._silent_start = True  # nothing but digital silence since the stream began
         # After digital silence: (the detector started anew there, frames
         # seen, the mean levels of those frames, onsets held from each side).
         self._opening: tuple[OnsetDetector, list[float], list[Onset], list[Onset]] | None = None
-        self._smooth: np.ndarray | None = None
+        # The per-band statistics, followed a block at a time; what they were
+        # at the frame being decided (for _near_loud): the room's floor, the
+        # loud level and each band's fluctuation.
+        self._bands = BandStats(p, p.n_mels, self._cons, self._upper)
+        self._room: np.ndarray | None = None
         self._loud: np.ndarray | None = None
-        # The last ``dom_hold`` smoothed spectra (stacking a deque of them
-        # every frame cost a sixth of the detector's time).
-        self._held = _RingMin(p.dom_hold, p.n_mels)
-        self._sub_min = self._old_min = np.zeros(0)
-        self._sub_mins = _RingMin(p.floor_frames // 10, p.n_mels)  # minima of sub-blocks
+        self._dev: np.ndarray | None = None
         self._onset_peak = 0.0
         self._last_start_frame = -1000
         self._last_stamp = -1e9
@@ -291,7 +297,6 @@ class OnsetDetector:
         self._slap_cand: tuple[Onset, int, float | None, bool] | None = None
         self._cand_mid = 0.0  # the 400-2000 Hz bands' level at the top of its jump
         self._room_fall = 3.0  # bels: the fastest fall of the upper bands lately
-        self._upper_means: deque[float] = deque(maxlen=p.fall_frames + 1)
         self._last_slap_frame = -1000
         self._last_slap = False  # the last onset handed out was a slap (not one inside a syllable)
         self._last_out_t = -1e9  # stamp of the last onset handed out
@@ -301,10 +306,8 @@ class OnsetDetector:
         self._cnet: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._clow: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._cflux_median = _RunningMedian(p.median_frames)
-        self._dev: np.ndarray | None = None
         self._rise_max = 0.0
         self._quiet = 0
-        self._spec_hist: deque[np.ndarray] = deque(maxlen=p.lag + 1)
         self._above_hist: deque[np.ndarray] = deque(maxlen=8)
         self._level_hist: deque[np.ndarray] = deque(maxlen=8)
         self._act: deque[float] = deque(maxlen=p.valley_frames + 4)
@@ -337,15 +340,27 @@ class OnsetDetector:
             # exactly as it would be alone, so block size changes nothing);
             # the stateful part then runs frame by frame.
             first_end = (self._frame + 1) * hop - self._hist_start
-            windows = np.lib.stride_tricks.sliding_window_view(self._hist, n_fft)
-            frames = windows[first_end - n_fft : first_end - n_fft + n_new * hop : hop]
+            first = first_end - n_fft
+            frames = self._hist[first : first + (n_new - 1) * hop + n_fft]
+            frames = np.lib.stride_tricks.as_strided(
+                frames, shape=(n_new, n_fft), strides=(hop * frames.strides[0], frames.strides[0]),
+                writeable=False)
             spec = np.fft.rfft(frames * self.window, axis=1)[:, self._lo : self._hi]
             power = spec.real**2 + spec.imag**2
-            mel = (self._mel[None, :, :] * power[:, None, :]).sum(axis=2)
+            mel = np.add.reduceat(power[:, self._mel_bins] * self._mel_weights, self._mel_runs, axis=1)
             levels = np.log10(mel + 1e-7)  # 1e-7: about -80 dBFS white noise
             dead = np.abs(frames).max(axis=1) < self.p.dead_level
-            for k in range(n_new):
-                out.extend(self._frame_step(levels[k], frames[k], bool(dead[k])))
+            k = 0
+            while k < n_new:
+                # The band statistics of the block's frames at once; again from
+                # where the detector started anew on the room (_frame_step).
+                bands = self._bands
+                rows = bands.advance(levels[k:], self._muted(n_new - k))
+                for j in range(k, n_new):
+                    out.extend(self._frame_step(rows, j - k, frames[j], bool(dead[j])))
+                    if self._bands is not bands:
+                        break
+                k = j + 1
         # Keep what the next frames and the millisecond refinement need.
         keep_from = self._frame * hop - self._keep
         if keep_from > self._hist_start:
@@ -367,7 +382,13 @@ class OnsetDetector:
         return out
 
     # -- internals -------------------------------------------------------------
-    def _frame_step(self, level: np.ndarray, frame: np.ndarray, dead: bool) -> list[Onset]:
+    def _muted(self, n: int) -> np.ndarray:
+        """Whether the host's own voice covers each of the next ``n`` frames."""
+        if self.mute is None:
+            return np.zeros(n, dtype=bool)
+        return np.array([self.mute.covers(self._frame_time(self._frame + k)) for k in range(n)])
+
+    def _frame_step(self, rows: BandFrames, k: int, frame: np.ndarray, dead: bool) -> list[Onset]:
         """One frame, with the room learnt again when sound follows digital silence.
 
         Digital silence (a file's silent lead-in, a loopback monitor before
@@ -402,10 +423,11 @@ class OnsetDetector:
             sound = len(frame) - int(np.flatnonzero(np.abs(frame) >= p.dead_level)[0])
             if sound >= self.hop:
                 fresh = copy.deepcopy(self, {id(self.mute): self.mute})
-                fresh._relearn(sound)
+                fresh._relearn()
                 self._opening = (fresh, [], [], [])
                 self._after_silence = False
-        out = self._step(level)
+        level = rows.level[k]
+        out = self._step(rows, k)
         if self._opening is None:
             return out
         fresh, means, held, held_fresh = self._opening
@@ -415,7 +437,7 @@ class OnsetDetector:
         fresh._hist, fresh._hist_start = self._hist, self._hist_start
         fresh._samples_in = self._samples_in
         held.extend(out)
-        held_fresh.extend(fresh._step(level))
+        held_fresh.extend(fresh._step(fresh._bands.advance(level[None], fresh._muted(1)), 0))
         # A frame of silence again: a click or a syllable, not the room.
         means.append(float("nan") if dead else float(level.mean()))
         if len(means) < p.opening_frames:
@@ -429,16 +451,15 @@ class OnsetDetector:
         now_t = self._frame * self.hop / self.rate
         return [replace(o, detected_t=max(o.detected_t, now_t)) for o in held]
 
-    def _relearn(self, sound: int) -> None:
+    def _relearn(self) -> None:
         """Forget the room as at a stream's start, keeping the clock and the last onset's times.
 
-        ``sound`` is how many samples of the new sound end the current frame.
         A stream's first frame holds one hop of sound at the end of its
         window, the rest being the zeros before it, and reads the room's level
         that much low under its Hann window (10 dB): the floor starts there and
-        the thresholds are tuned on it. Sound after silence falls anywhere on
-        the frame grid, so the first frame's level is brought to what one hop
-        of that sound would read.
+        the thresholds are tuned on it. So the copy starts on the first frame
+        after the silence that holds a hop of the sound or more
+        (:meth:`_frame_step`): within a hop of how a stream would start there.
         """
         keep = {k: getattr(self, k) for k in ("_samples_in", "_frame", "_hist", "_hist_start",
                                                "_last_start_frame", "_last_stamp", "_last_onset",
@@ -447,10 +468,8 @@ class OnsetDetector:
         self.__dict__.update(keep)
         self._origin = self._frame
         self._silent_start = False  # the stream began long ago
-        w = self.window**2
-        self._start_gain = float(np.log10(w[-self.hop :].sum() / w[-sound:].sum()))
 
-    def _step(self, level: np.ndarray) -> list[Onset]:
+    def _step(self, rows: BandFrames, k: int) -> list[Onset]:
         """One frame: decide onsets; settle a possible slap once its shape and decay are known.
 
         Most onsets are plainly sung and go out at once. One that might be a
@@ -464,7 +483,7 @@ class OnsetDetector:
         leave in time order).
         """
         p = self.p
-        onset = self._decide(level)
+        onset = self._decide(rows, k)
         inside = self._decided_inside if onset is not None else False
         out: list[Onset] = []
         inside_slap = None
@@ -545,85 +564,23 @@ class OnsetDetector:
                 self._last_slap = o.kind == SLAP
         return kept
 
-    def _decide(self, level: np.ndarray) -> Onset | None:
+    def _decide(self, rows: BandFrames, k: int) -> Onset | None:
         p = self.p
-        # Minimum statistics: the floor is the lowest smoothed level of the last
-        # ``floor_frames`` frames (kept as minima of 10-frame sub-blocks, so a
-        # frame costs two small minimums), and it follows a changing room
-        # within seconds.
-        if self._smooth is None:
-            self._smooth = level.copy()
-            self._sub_min = level.copy()
-            self._sub_mins.push(level)
-            self._old_min = level.copy()
-        else:
-            self._smooth = 0.6 * self._smooth + 0.4 * level
-            np.minimum(self._sub_min, self._smooth, out=self._sub_min)
-        if (self._frame - self._origin) % 10 == 9:
-            self._sub_mins.push(self._sub_min)
-            self._old_min = self._sub_mins.min()
-            self._sub_min = self._smooth.copy()
-        floor = np.minimum(self._old_min, self._sub_min)
-        if p.dominance > 0:
-            # What the loudest sound of the room (the chant) reaches in each
-            # band: a rise that stays far under it is background (chatter).
-            # The host's own voice must not set it, so it holds while muted.
-            # Only sound that lasts (a vowel) counts: a slap or a burst is over
-            # within a few frames and must not make the next syllable quiet.
-            self._held.push(self._smooth)
-            lasting = self._held.min()
-            if self._loud is None:
-                self._loud = lasting
-            elif self.mute is None or not self.mute.covers(self._frame_time(self._frame)):
-                up = lasting > self._loud
-                self._loud = np.where(up, self._loud + p.dom_up * (lasting - self._loud),
-                                      self._loud - p.dom_down)
-            floor = np.maximum(floor, self._loud - p.dominance)
-        above = np.maximum(level - floor - p.floor_margin, 0.0)
+        # The band statistics (module docstring, 2 and 3) of this frame.
+        level, above = rows.level[k], rows.above[k]
+        self._room, self._dev = rows.room[k], rows.dev[k]
+        self._loud = None if rows.loud is None else rows.loud[k]
+        self._room_fall = float(rows.room_fall[k])
         self._level_hist.append(level)
-        # How fast sound dies in this room (the slap's decay is measured
-        # against it): the fastest fall of the upper bands' mean level lately,
-        # a sound ending or a slap's own (a mean, not a median: every frame).
-        self._upper_means.append(float(level[self._upper :].sum()) / (len(level) - self._upper))
-        if len(self._upper_means) == self._upper_means.maxlen:
-            fall = self._upper_means[0] - self._upper_means[-1]
-            self._room_fall = max(self._room_fall * p.fall_forget, fall)
-        self._act.append(float(above.sum()))
+        self._act.append(float(rows.act[k]))
         i = self._frame
         self._frame += 1
-        if len(self._spec_hist) == p.lag + 1:
-            d = above - self._spec_hist[0]
-            # Each band's own fluctuation (a robust running mean of |d|): a
-            # rise counts only beyond what that band does anyway in this noise.
-            ad = np.abs(d)
-            if self._dev is None:
-                self._dev = np.maximum(ad, 0.05)
-            else:
-                self._dev += p.dev_rate * (np.minimum(ad, 3.0 * self._dev) - self._dev)
-                np.maximum(self._dev, 0.02, out=self._dev)
-            z = p.dev_mult * self._dev
-            rises = np.maximum(d - z, 0.0)
-            falls = np.maximum(-d - z, 0.0)
-            # Net rise: a change of spectral shape (vowel to nasal, a sliding
-            # pitch) raises some bands and lowers others and mostly cancels.
-            flux = float(rises.sum() - p.neg_weight * falls.sum())
-            flux = max(flux, 0.0)
-            # The consonant's own flux: rises only, upper bands only. A /k/ or
-            # /t/ burst lifts a few upper bands while the previous vowel is
-            # still dying in the lower ones, which the net flux cancels.
-            cflux = float(rises[self._cons :].sum())
-            # ... and what is left of it after the upper bands' falls.
-            cnet = cflux - float(falls[self._cons :].sum())
-        else:
-            flux = 0.0
-            cflux = 0.0
-            cnet = 0.0
+        flux, cflux, cnet = float(rows.flux[k]), float(rows.cflux[k]), float(rows.cnet[k])
         self._cflux.append(cflux)
         self._cnet.append(cnet)
         cmed = self._cflux_median.median()
         self._cflux_median.append(cflux)
         self._clow.append(max(p.cons_abs, p.median_mult * cmed))
-        self._spec_hist.append(above)
         self._above_hist.append(above)
         self._flux.append(flux)
         med = self._flux_median.median()
@@ -787,7 +744,7 @@ class OnsetDetector:
     def _top(self, lo: int, hi: int | None = None) -> float:
         """Bands ``lo:hi``'s level (median, bels) at its top in the last three frames."""
         hist = list(self._level_hist)[-3:]
-        return float(np.median(np.max(np.stack(hist), axis=0)[lo:hi]))
+        return _quantile(np.max(np.stack(hist), axis=0)[lo:hi], 0.5)
 
     def _upper_peak(self) -> float:
         """The upper bands' level at the top of a jump."""
@@ -799,7 +756,7 @@ class OnsetDetector:
 
     def _upper_now(self) -> float:
         """The upper bands' level (median, bels) in the last frame."""
-        return float(np.median(self._level_hist[-1][self._upper :]))
+        return _quantile(self._level_hist[-1][self._upper :], 0.5)
 
     def _upper_rose(self, c_idx: int) -> bool:
         """Whether the bands above 1.8 kHz rose beyond their noise at ``c_idx`` (a slap lifts them)."""
@@ -843,8 +800,8 @@ class OnsetDetector:
         la = self.lookahead
         if p.chant_share <= 0 or self._loud is None or len(self._level_hist) < la + p.lag + 2:
             return True
-        room = np.minimum(self._old_min, self._sub_min)  # the room's floor, as _decide's
-        if float(np.median(self._loud - room)) > p.chatter_room:
+        room = self._room  # the room's floor, as _decide's
+        if _quantile(self._loud - room, 0.5) > p.chatter_room:
             return True  # a quiet room: nothing chatters near the chant
         floor = np.maximum(room, self._loud - p.dominance)  # this frame's, as _decide's
         levels = list(self._level_hist)
@@ -913,7 +870,7 @@ class OnsetDetector:
         seg = self._hist[lo - self._hist_start : hi - self._hist_start]
         seg = np.diff(seg, prepend=seg[0])
         ms = rate // 1000
-        if p.refine_weighted and self._spec_hist and len(seg) > 8 * ms:
+        if p.refine_weighted and self._above_hist and len(seg) > 8 * ms:
             # Listen where this onset stands out of the noise: a 1 ms-hop
             # spectrogram with short (4 ms) windows, each band weighted by how
             # far it rose above its floor (capped, so on a clean recording
@@ -1015,31 +972,12 @@ class OnsetDetector:
         before = np.min(np.stack(hist[-4 - la : -1 - la]), axis=0)
         jump = (now - before)[self._upper :]
         scale = p.slap_loose if loose else 1.0  # loose: whether it might be a slap
-        if float(np.percentile(jump, 20)) <= p.slap_jump * scale:
+        if _quantile(jump, 0.2) <= p.slap_jump * scale:
             return VOICE
         # A voice, even a loud one from silence, has far less energy above
         # 2.5 kHz than between 400 Hz and 2 kHz; a slap is nearly flat.
-        tilt = float(np.median(now[self._upper :]) - np.median(now[self._mid[0] : self._mid[1]]))
+        tilt = _quantile(now[self._upper :], 0.5) - _quantile(now[self._mid[0] : self._mid[1]], 0.5)
         return SLAP if tilt > p.slap_tilt - (0.5 if loose else 0.0) else VOICE
-
-
-class _RingMin:
-    """Band-wise least of the last ``n`` spectra pushed, in a ring of rows.
-
-    Rows not yet filled hold +inf, so they are never the least: the minimum
-    is over what was pushed, as with a short deque, without stacking it.
-    """
-
-    def __init__(self, n: int, width: int):
-        self._rows = np.full((n, width), np.inf)
-        self._at = 0
-
-    def push(self, v: np.ndarray) -> None:
-        self._rows[self._at % len(self._rows)] = v
-        self._at += 1
-
-    def min(self) -> np.ndarray:
-        return self._rows.min(axis=0)
 
 
 class _RunningMedian:
@@ -1063,6 +1001,21 @@ class _RunningMedian:
             return 0.0
         m = n // 2
         return self._sorted[m] if n % 2 else 0.5 * (self._sorted[m - 1] + self._sorted[m])
+
+
+def _quantile(values: np.ndarray, q: float) -> float:
+    """``np.quantile(values, q)`` (linear interpolation) of a few dozen values, without its overhead.
+
+    numpy's own spends tens of microseconds checking and dispatching before
+    it sorts 15 numbers, several times a frame; this is its arithmetic.
+    """
+    v = np.sort(values)
+    x = (len(v) - 1) * q
+    i = int(x)
+    if i + 1 >= len(v):
+        return float(v[-1])
+    a, b, g = float(v[i]), float(v[i + 1]), x - i
+    return a + (b - a) * g if g < 0.5 else b - (b - a) * (1.0 - g)
 
 
 def detect_onsets(

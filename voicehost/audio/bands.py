@@ -1,0 +1,195 @@
+"""The onset detector's per-band statistics: noise floor, loud level, fluctuation, rises.
+
+These follow the log-mel levels frame by frame and never look at what the
+detector decided, so a whole block's frames go through them together: one
+numpy call covers the ten frames of a 100 ms block where the detector used
+to make one per frame, and the 40-band arrays are too small for numpy to
+pay off otherwise (this was two thirds of the detector's time). Only the
+three recursions that are not linear in their input (the loud level, the
+fluctuation, and the smoothing feeding both) still step frame by frame.
+
+Every value is computed exactly as frame by frame (minima, differences and
+per-row sums only), so the detector's onsets do not depend on the block size.
+:class:`voicehost.audio.onsets.OnsetDetector` explains what each statistic is for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class BandFrames:
+    """What :meth:`BandStats.advance` computed for each frame of a block (rows: frames)."""
+
+    level: np.ndarray  # log-mel level, bels
+    room: np.ndarray  # the room's noise floor (minimum statistics)
+    loud: np.ndarray | None  # the loudest lasting sound's level (None: dominance off)
+    above: np.ndarray  # level above the floor in force, less the margin (0 at least)
+    dev: np.ndarray  # each band's typical fluctuation (0 before it is known)
+    flux: np.ndarray  # net rise over ``lag`` frames, bels summed over bands (0 at least)
+    cflux: np.ndarray  # rises of the consonant bands only
+    cnet: np.ndarray  # ... less their falls
+    act: np.ndarray  # activity: bels above the floor, summed over bands
+    room_fall: np.ndarray  # the fastest fall of the upper bands' mean level lately
+
+
+class BandStats:
+    """Per-band state of the onset detector, advanced a block of frames at a time."""
+
+    def __init__(self, p, n_bands: int, cons: int, upper: int):
+        self.p = p
+        self._cons, self._upper = cons, upper
+        self._seen = 0  # frames followed since the statistics were (re)started
+        self._smooth: np.ndarray | None = None
+        self._sub_min: np.ndarray | None = None  # minimum of the current sub-block
+        # Minima of the last ``floor_frames // 10`` sub-blocks (+inf: not yet filled).
+        self._sub_mins = np.full((p.floor_frames // 10, n_bands), np.inf)
+        self._sub_at = 0
+        self._old_min: np.ndarray | None = None
+        # The last ``dom_hold - 1`` smoothed spectra, oldest first (+inf: none yet).
+        self._held = np.full((p.dom_hold - 1, n_bands), np.inf)
+        self._loud: np.ndarray | None = None
+        self._prev_above = np.zeros((0, n_bands))  # the last ``lag + 1`` rows of ``above``
+        self._dev: np.ndarray | None = None
+        self._upper_means: list[float] = []  # the last ``fall_frames`` upper means
+        self._room_fall = 3.0
+
+    def advance(self, levels: np.ndarray, muted: np.ndarray) -> BandFrames:
+        """Follow the frames ``levels`` (rows); ``muted[k]``: the host spoke over frame k."""
+        p = self.p
+        n, nb = levels.shape
+        # Smoothing, frame by frame: 0.6 of the last value and 0.4 of the new.
+        fresh = self._smooth is None
+        smooth = np.empty_like(levels)
+        new = 0.4 * levels
+        if fresh:
+            smooth[0] = levels[0]
+        else:
+            np.multiply(self._smooth, 0.6, out=smooth[0])
+            smooth[0] += new[0]
+        for k in range(1, n):
+            np.multiply(smooth[k - 1], 0.6, out=smooth[k])
+            smooth[k] += new[k]
+
+        # Minimum statistics: minima of 10-frame sub-blocks, kept for
+        # ``floor_frames``; the floor is the least of those and of the
+        # current sub-block's.
+        room = np.empty_like(levels)
+        k = 0
+        if fresh:
+            self._sub_min = levels[0].copy()
+            self._push_sub(levels[0])
+            room[0] = levels[0]
+            k = 1
+        while k < n:
+            # Frames k .. end - 1 are in the current sub-block, whose last
+            # frame (if it comes in this block) is end - 1.
+            to_end = 9 - (self._seen + k) % 10
+            end = min(n, k + to_end + 1)
+            run = np.minimum.accumulate(np.concatenate([self._sub_min[None], smooth[k:end]]), axis=0)[1:]
+            if k + to_end < n:  # the sub-block ends here
+                np.minimum(self._old_min, run[:-1], out=room[k : end - 1])
+                self._push_sub(run[-1])
+                self._sub_min = smooth[end - 1].copy()
+                np.minimum(self._old_min, self._sub_min, out=room[end - 1])
+            else:
+                np.minimum(self._old_min, run, out=room[k:end])
+                self._sub_min = run[-1].copy()
+            k = end
+
+        # The loud level, from sound that lasted ``dom_hold`` frames.
+        loud = None
+        floor = room
+        if p.dominance > 0:
+            ext = np.concatenate([self._held, smooth])
+            lasting = ext[: n].copy()
+            for j in range(1, p.dom_hold):
+                np.minimum(lasting, ext[j : j + n], out=lasting)
+            self._held = ext[len(ext) - (p.dom_hold - 1) :].copy()
+            # It follows a louder sound at ``dom_up`` of the way a frame, and
+            # falls ``dom_down`` bels a frame otherwise (elementwise, so that
+            # the 40 bands cost a few numpy calls a frame).
+            loud = np.empty_like(levels)
+            step = np.empty(nb)
+            quieter = np.empty(nb, dtype=bool)
+            zero, up, down = (np.full(nb, v) for v in (0.0, p.dom_up, -p.dom_down))
+            last = self._loud
+            for k in range(n):
+                row = loud[k]
+                if last is None:
+                    row[:] = lasting[k]
+                elif muted[k]:
+                    row[:] = last
+                else:
+                    np.subtract(lasting[k], last, out=step)
+                    np.less_equal(step, zero, out=quieter)
+                    step *= up
+                    np.copyto(step, down, where=quieter)
+                    np.add(last, step, out=row)
+                last = row
+            self._loud = last.copy()
+            floor = np.maximum(room, loud - p.dominance)
+        above = np.maximum(levels - floor - p.floor_margin, 0.0)
+
+        # How fast sound dies in this room: the upper bands' mean level's
+        # fastest fall over ``fall_frames`` lately.
+        means = levels[:, self._upper :].sum(axis=1) / (nb - self._upper)
+        room_fall = np.empty(n)
+        hist = self._upper_means
+        for k in range(n):
+            hist.append(float(means[k]))
+            if len(hist) > p.fall_frames + 1:
+                del hist[0]
+            if len(hist) == p.fall_frames + 1:
+                self._room_fall = max(self._room_fall * p.fall_forget, hist[0] - hist[-1])
+            room_fall[k] = self._room_fall
+        act = above.sum(axis=1)
+
+        # Rises since ``lag + 1`` frames back, each band's counted beyond its
+        # own fluctuation.
+        back = p.lag + 1
+        m = len(self._prev_above)
+        ext = np.concatenate([self._prev_above, above])
+        self._prev_above = ext[-back:].copy()
+        first = max(0, back - m)  # the first frame with a row that far back
+        dev = np.zeros_like(levels)
+        flux = np.zeros(n)
+        cflux = np.zeros(n)
+        cnet = np.zeros(n)
+        if first < n:
+            d = above[first:] - ext[m + first - back : m + n - back]
+            ad = np.abs(d)
+            # The constants as arrays: a scalar costs numpy a conversion per call.
+            three, rate, least = (np.full(nb, v) for v in (3.0, p.dev_rate, 0.02))
+            for k in range(first, n):
+                last = dev[k - 1] if k > first else self._dev
+                row = dev[k]
+                if last is None:
+                    np.maximum(ad[k - first], 0.05, out=row)
+                else:
+                    np.multiply(last, three, out=row)
+                    np.minimum(ad[k - first], row, out=row)
+                    row -= last
+                    row *= rate
+                    row += last
+                    np.maximum(row, least, out=row)
+            self._dev = dev[n - 1].copy()
+            z = p.dev_mult * dev[first:]
+            rises = np.maximum(d - z, 0.0)
+            falls = np.maximum(-d - z, 0.0)
+            # Net rise: a change of spectral shape mostly cancels.
+            flux[first:] = np.maximum(rises.sum(axis=1) - p.neg_weight * falls.sum(axis=1), 0.0)
+            cflux[first:] = rises[:, self._cons :].sum(axis=1)
+            cnet[first:] = cflux[first:] - falls[:, self._cons :].sum(axis=1)
+        self._smooth = smooth[-1].copy()
+        self._seen += n
+        return BandFrames(level=levels, room=room, loud=loud, above=above, dev=dev, flux=flux,
+                          cflux=cflux, cnet=cnet, act=act, room_fall=room_fall)
+
+    def _push_sub(self, row: np.ndarray) -> None:
+        self._sub_mins[self._sub_at % len(self._sub_mins)] = row
+        self._sub_at += 1
+        self._old_min = self._sub_mins.min(axis=0)
