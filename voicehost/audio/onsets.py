@@ -237,6 +237,9 @@ class OnsetDetector:
         record: bool = False,
     ):
         import librosa
+        import scipy.fft
+
+        self._rfft = scipy.fft.rfft  # numpy's pocketfft, with less overhead per call
 
         if not 0 <= lookahead <= 2:
             raise ValueError("lookahead must be 0, 1 or 2 frames")
@@ -345,7 +348,7 @@ class OnsetDetector:
             frames = np.lib.stride_tricks.as_strided(
                 frames, shape=(n_new, n_fft), strides=(hop * frames.strides[0], frames.strides[0]),
                 writeable=False)
-            spec = np.fft.rfft(frames * self.window, axis=1)[:, self._lo : self._hi]
+            spec = self._rfft(frames * self.window, axis=1)[:, self._lo : self._hi]
             power = spec.real**2 + spec.imag**2
             mel = np.add.reduceat(power[:, self._mel_bins] * self._mel_weights, self._mel_runs, axis=1)
             levels = np.log10(mel + 1e-7)  # 1e-7: about -80 dBFS white noise
@@ -886,7 +889,7 @@ class OnsetDetector:
             f_fft = np.fft.rfftfreq(self.n_fft, 1.0 / rate)
             w_win = np.interp(f_win, f_fft, w)
             frames = np.lib.stride_tricks.sliding_window_view(seg, win)[::ms]
-            spec = np.fft.rfft(frames * self._short_window, axis=1)
+            spec = self._rfft(frames * self._short_window, axis=1)
             e = (spec.real**2 + spec.imag**2) @ w_win
             # Frame k covers samples k*ms .. k*ms + win: put it at its centre.
             pad = win // (2 * ms)
@@ -899,11 +902,21 @@ class OnsetDetector:
         # The baseline is the quietest of the 10 ms before each point, so the
         # dying tail of the previous syllable is never taken for a rise.
         rise = p.refine_db / 10.0
-        for k in range(5, n - p.refine_hold):
-            base = float(env[max(0, k - 10) : k].min())
-            if (env[k : k + p.refine_hold] > base + rise).all():
-                t = (lo + k * ms) / rate
-                return float(min(max(t, coarse - p.refine_span), coarse + p.refine_span))
+        hold = p.refine_hold
+        if n - hold <= 5:
+            return coarse
+        from scipy.ndimage import minimum_filter1d
+
+        # For k from 5: base[k], the least of env[k-10 .. k-1]; held[k], the
+        # least of env[k .. k+hold-1] (all of them above base + rise).
+        ks = np.arange(5, n - hold)
+        padded = np.concatenate([np.full(10, np.inf), env])
+        base = minimum_filter1d(padded, 10, origin=-5)[ks]  # padded[k .. k+9] = env[k-10 .. k-1]
+        held = minimum_filter1d(env, hold, origin=-(hold // 2))[ks]
+        up = np.flatnonzero(held > base + rise)
+        if len(up):
+            t = (lo + int(ks[up[0]]) * ms) / rate
+            return float(min(max(t, coarse - p.refine_span), coarse + p.refine_span))
         return coarse
 
     def _refine_click(self, coarse: float) -> tuple[float, float] | None:
