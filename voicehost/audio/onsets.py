@@ -870,35 +870,10 @@ class OnsetDetector:
         hi = min(b, self._frame * self.hop)  # never past the frame being decided
         if hi - lo < int(0.03 * rate):
             return coarse
-        seg = self._hist[lo - self._hist_start : hi - self._hist_start]
-        seg = np.diff(seg, prepend=seg[0])
         ms = rate // 1000
-        if p.refine_weighted and self._above_hist and len(seg) > 8 * ms:
-            # Listen where this onset stands out of the noise: a 1 ms-hop
-            # spectrogram with short (4 ms) windows, each band weighted by how
-            # far it rose above its floor (capped, so on a clean recording
-            # every band counts alike), so white noise in the upper bands
-            # does not hide a voiced rise below, nor the reverse.
-            recent = np.max(np.stack(list(self._above_hist)), axis=0)
-            prof = np.minimum(recent, p.refine_cap) ** 2
-            w = np.zeros(self.n_fft // 2 + 1)
-            w[self._lo : self._hi] = prof @ self._mel
-            w = w / w.max() + p.refine_floor if w.max() > 0 else np.ones_like(w)
-            win = 4 * ms
-            f_win = np.fft.rfftfreq(win, 1.0 / rate)
-            f_fft = np.fft.rfftfreq(self.n_fft, 1.0 / rate)
-            w_win = np.interp(f_win, f_fft, w)
-            frames = np.lib.stride_tricks.sliding_window_view(seg, win)[::ms]
-            spec = self._rfft(frames * self._short_window, axis=1)
-            e = (spec.real**2 + spec.imag**2) @ w_win
-            # Frame k covers samples k*ms .. k*ms + win: put it at its centre.
-            pad = win // (2 * ms)
-            env = np.log10(np.concatenate([np.full(pad, e[0]), e]) + 1e-12)
-            n = len(env)
-        else:
-            n = len(seg) // ms
-            env = np.log10((seg[: n * ms].reshape(n, ms) ** 2).mean(axis=1) + 1e-12)
-        env = np.convolve(env, np.ones(3) / 3, mode="same")
+        w_win = self._refine_weights() if p.refine_weighted and self._above_hist else None
+        env = self._envelope(lo, hi, w_win)
+        n = len(env)
         # The baseline is the quietest of the 10 ms before each point, so the
         # dying tail of the previous syllable is never taken for a rise.
         rise = p.refine_db / 10.0
@@ -907,8 +882,8 @@ class OnsetDetector:
             return coarse
         from scipy.ndimage import minimum_filter1d
 
-        # For k from 5: base[k], the least of env[k-10 .. k-1]; held[k], the
-        # least of env[k .. k+hold-1] (all of them above base + rise).
+        # For k from 5: base, the least of env[k-10 .. k-1]; held, the least of
+        # env[k .. k+hold-1] (all of them above base + rise).
         ks = np.arange(5, n - hold)
         padded = np.concatenate([np.full(10, np.inf), env])
         base = minimum_filter1d(padded, 10, origin=-5)[ks]  # padded[k .. k+9] = env[k-10 .. k-1]
@@ -918,6 +893,45 @@ class OnsetDetector:
             t = (lo + int(ks[up[0]]) * ms) / rate
             return float(min(max(t, coarse - p.refine_span), coarse + p.refine_span))
         return coarse
+
+    def _refine_weights(self) -> np.ndarray:
+        """Weights of a 4 ms window's frequency bins: the bands where this onset stands out of the noise.
+
+        Each band counts by how far it rose above its floor (capped, so on a
+        clean recording every band counts alike), so white noise in the
+        upper bands does not hide a voiced rise below, nor the reverse.
+        """
+        p, rate = self.p, self.rate
+        recent = np.max(np.stack(list(self._above_hist)), axis=0)
+        prof = np.minimum(recent, p.refine_cap) ** 2
+        w = np.zeros(self.n_fft // 2 + 1)
+        w[self._lo : self._hi] = prof @ self._mel
+        w = w / w.max() + p.refine_floor if w.max() > 0 else np.ones_like(w)
+        f_win = np.fft.rfftfreq(4 * (rate // 1000), 1.0 / rate)
+        f_fft = np.fft.rfftfreq(self.n_fft, 1.0 / rate)
+        return np.interp(f_win, f_fft, w)
+
+    def _envelope(self, lo: int, hi: int, w_win: np.ndarray | None) -> np.ndarray:
+        """The pre-emphasised signal's energy (log) every millisecond from sample ``lo`` to ``hi``.
+
+        With ``w_win``, on a 1 ms-hop spectrogram of 4 ms windows weighted by
+        it; else the plain energy of each millisecond. Smoothed over 3 ms.
+        """
+        ms = self.rate // 1000
+        seg = self._hist[lo - self._hist_start : hi - self._hist_start]
+        seg = np.diff(seg, prepend=seg[0])
+        if w_win is not None and len(seg) > 8 * ms:
+            win = 4 * ms
+            frames = np.lib.stride_tricks.sliding_window_view(seg, win)[::ms]
+            spec = self._rfft(frames * self._short_window, axis=1)
+            e = (spec.real**2 + spec.imag**2) @ w_win
+            # Frame k covers samples k*ms .. k*ms + win: put it at its centre.
+            pad = win // (2 * ms)
+            env = np.log10(np.concatenate([np.full(pad, e[0]), e]) + 1e-12)
+        else:
+            n = len(seg) // ms
+            env = np.log10((seg[: n * ms].reshape(n, ms) ** 2).mean(axis=1) + 1e-12)
+        return np.convolve(env, np.ones(3) / 3, mode="same")
 
     def _refine_click(self, coarse: float) -> tuple[float, float] | None:
         """A click heard over a syllable: its time to the millisecond and its rise in dB.
