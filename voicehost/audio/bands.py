@@ -54,7 +54,7 @@ class BandStats:
         self._loud: np.ndarray | None = None
         self._prev_above = np.zeros((0, n_bands))  # the last ``lag + 1`` rows of ``above``
         self._dev: np.ndarray | None = None
-        self._upper_means: list[float] = []  # the last ``fall_frames`` upper means
+        self._upper_means = np.zeros(0)  # the last ``fall_frames`` upper means
         self._room_fall = 3.0
 
     def advance(self, levels: np.ndarray, muted: np.ndarray) -> BandFrames:
@@ -136,16 +136,17 @@ class BandStats:
 
         # How fast sound dies in this room: the upper bands' mean level's
         # fastest fall over ``fall_frames`` lately.
-        means = levels[:, self._upper :].sum(axis=1) / (nb - self._upper)
-        room_fall = np.empty(n)
-        hist = self._upper_means
-        for k in range(n):
-            hist.append(float(means[k]))
-            if len(hist) > p.fall_frames + 1:
-                del hist[0]
-            if len(hist) == p.fall_frames + 1:
-                self._room_fall = max(self._room_fall * p.fall_forget, hist[0] - hist[-1])
-            room_fall[k] = self._room_fall
+        means = np.concatenate([self._upper_means,
+                                levels[:, self._upper :].sum(axis=1) / (nb - self._upper)])
+        span = p.fall_frames
+        falls = (means[:-span] - means[span:]).tolist()  # frames with ``span`` frames before them
+        self._upper_means = means[-span:]
+        fall = self._room_fall
+        room_fall = [fall] * (n - len(falls))  # as it was, until ``span`` frames are known
+        for f in falls:
+            fall = max(fall * p.fall_forget, f)
+            room_fall.append(fall)
+        self._room_fall = fall
         act = above.sum(axis=1)
 
         # Rises since ``lag + 1`` frames back, each band's counted beyond its
@@ -187,7 +188,7 @@ class BandStats:
         self._smooth = smooth[-1].copy()
         self._seen += n
         return BandFrames(level=levels, room=room, loud=loud, above=above, dev=dev, flux=flux,
-                          cflux=cflux, cnet=cnet, act=act, room_fall=room_fall)
+                          cflux=cflux, cnet=cnet, act=act, room_fall=np.array(room_fall))
 
     def _push_sub(self, row: np.ndarray) -> None:
         self._sub_mins[self._sub_at % len(self._sub_mins)] = row

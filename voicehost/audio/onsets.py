@@ -532,6 +532,8 @@ class OnsetDetector:
                 self._slap_cand = None
             else:
                 self._slap_cand = (cand, waited, peak, False)
+        if onset is None and not out:
+            return out  # most frames: nothing decided, nothing settled
         return self._in_order(out, onset, inside, inside_slap)
 
     def _in_order(self, out: list[Onset], onset: Onset | None, inside: bool,
@@ -608,9 +610,8 @@ class OnsetDetector:
         la = self.lookahead
         if len(self._flux) < la + 2:
             return None
-        fl = list(self._flux)
-        c_idx = len(fl) - 1 - la
-        fc = fl[c_idx]
+        c_idx = len(self._flux) - 1 - la
+        fc = self._flux[c_idx]
         low_c, high_c = self._thr_hist[-1 - la]
         c = i - la
         t_c = self._frame_time(c)
@@ -640,6 +641,7 @@ class OnsetDetector:
             reattack = by_slap = False
         if fc <= high_c:
             return None
+        fl = list(self._flux)
         window = fl[c_idx : c_idx + la + 1]
         if sum(window) / len(window) < low_c * p.confirm:
             return None  # a one-frame blip, not a rise
