@@ -31,7 +31,8 @@ def _follow(levels: np.ndarray, muted: np.ndarray, sizes: list[int]) -> dict[str
         parts.append(bands.advance(levels[k : k + n], muted[k : k + n]))
         k, i = k + n, i + 1
     return {f: np.concatenate([getattr(r, f) for r in parts])
-            for f in ("room", "loud", "above", "dev", "flux", "cflux", "cnet", "act", "room_fall")}
+            for f in ("room", "loud", "above", "dev", "flux", "cflux", "cnet", "act", "room_fall",
+                      "flux_median", "cflux_median")}
 
 
 def test_band_statistics_do_not_depend_on_how_the_frames_are_grouped():

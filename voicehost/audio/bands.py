@@ -29,11 +29,14 @@ class BandFrames:
     loud: np.ndarray | None  # the loudest lasting sound's level (None: dominance off)
     above: np.ndarray  # level above the floor in force, less the margin (0 at least)
     dev: np.ndarray  # each band's typical fluctuation (0 before it is known)
-    flux: np.ndarray  # net rise over ``lag`` frames, bels summed over bands (0 at least)
-    cflux: np.ndarray  # rises of the consonant bands only
-    cnet: np.ndarray  # ... less their falls
-    act: np.ndarray  # activity: bels above the floor, summed over bands
-    room_fall: np.ndarray  # the fastest fall of the upper bands' mean level lately
+    # One number a frame, as Python floats (the detector reads them one by one):
+    flux: list[float]  # net rise since ``lag + 1`` frames back, bels summed over bands (0 at least)
+    cflux: list[float]  # rises of the consonant bands only
+    cnet: list[float]  # ... less their falls
+    act: list[float]  # activity: bels above the floor, summed over bands
+    room_fall: list[float]  # the fastest fall of the upper bands' mean level lately
+    flux_median: list[float]  # median of ``flux`` over the ``median_frames`` before (0: none)
+    cflux_median: list[float]  # ... and of ``cflux``
 
 
 class BandStats:
@@ -56,6 +59,8 @@ class BandStats:
         self._dev: np.ndarray | None = None
         self._upper_means = np.zeros(0)  # the last ``fall_frames`` upper means
         self._room_fall = 3.0
+        self._flux_hist = np.zeros(0)  # the last ``median_frames`` of flux, and of cflux
+        self._cflux_hist = np.zeros(0)
 
     def advance(self, levels: np.ndarray, muted: np.ndarray) -> BandFrames:
         """Follow the frames ``levels`` (rows); ``muted[k]``: the host spoke over frame k."""
@@ -185,10 +190,36 @@ class BandStats:
             flux[first:] = np.maximum(rises.sum(axis=1) - p.neg_weight * falls.sum(axis=1), 0.0)
             cflux[first:] = rises[:, self._cons :].sum(axis=1)
             cnet[first:] = cflux[first:] - falls[:, self._cons :].sum(axis=1)
+        # The flux means nothing until the floor has a few frames.
+        flux[: max(0, p.warmup_frames - self._seen)] = 0.0
+        flux_median, self._flux_hist = self._median_before(self._flux_hist, flux)
+        cflux_median, self._cflux_hist = self._median_before(self._cflux_hist, cflux)
         self._smooth = smooth[-1].copy()
         self._seen += n
-        return BandFrames(level=levels, room=room, loud=loud, above=above, dev=dev, flux=flux,
-                          cflux=cflux, cnet=cnet, act=act, room_fall=np.array(room_fall))
+        return BandFrames(level=levels, room=room, loud=loud, above=above, dev=dev,
+                          flux=flux.tolist(), cflux=cflux.tolist(), cnet=cnet.tolist(),
+                          act=act.tolist(), room_fall=room_fall, flux_median=flux_median,
+                          cflux_median=cflux_median)
+
+    def _median_before(self, hist: np.ndarray, new: np.ndarray) -> tuple[list[float], np.ndarray]:
+        """Each new value's running median: of the ``median_frames`` values before it (0: none yet).
+
+        Returns the medians and the history to keep. Once the window is
+        full, one median over a block's windows; numpy's median of an even
+        count is the mean of the middle two, as it is value by value.
+        """
+        w = self.p.median_frames
+        m, n = len(hist), len(new)
+        ext = np.concatenate([hist, new])
+        out = []
+        k = 0
+        while k < n and m + k < w:  # the stream's first second
+            out.append(float(np.median(ext[: m + k])) if m + k else 0.0)
+            k += 1
+        if k < n:
+            windows = np.lib.stride_tricks.sliding_window_view(ext, w)[m + k - w : m + n - w]
+            out.extend(np.median(windows, axis=1).tolist())
+        return out, ext[len(ext) - w :].copy() if len(ext) > w else ext
 
     def _push_sub(self, row: np.ndarray) -> None:
         self._sub_mins[self._sub_at % len(self._sub_mins)] = row

@@ -98,7 +98,6 @@ audio in blocks of any size gives exactly the same onsets as feeding it whole.
 
 from __future__ import annotations
 
-import bisect
 import copy
 from collections import deque
 from dataclasses import dataclass, replace
@@ -308,14 +307,12 @@ class OnsetDetector:
         self._cflux: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._cnet: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._clow: deque[float] = deque(maxlen=p.valley_frames + 4)
-        self._cflux_median = _RunningMedian(p.median_frames)
         self._rise_max = 0.0
         self._quiet = 0
         self._above_hist: deque[np.ndarray] = deque(maxlen=8)
         self._level_hist: deque[np.ndarray] = deque(maxlen=8)
         self._act: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._flux: deque[float] = deque(maxlen=p.valley_frames + 4)
-        self._flux_median = _RunningMedian(p.median_frames)
         self._thr_hist: deque[float] = deque(maxlen=8)
         self._armed = True
         self._last_onset = -1e9
@@ -575,20 +572,18 @@ class OnsetDetector:
         level, above = rows.level[k], rows.above[k]
         self._room, self._dev = rows.room[k], rows.dev[k]
         self._loud = None if rows.loud is None else rows.loud[k]
-        self._room_fall = float(rows.room_fall[k])
+        self._room_fall = rows.room_fall[k]
         self._level_hist.append(level)
-        self._act.append(float(rows.act[k]))
+        self._act.append(rows.act[k])
         i = self._frame
         self._frame += 1
-        flux, cflux, cnet = float(rows.flux[k]), float(rows.cflux[k]), float(rows.cnet[k])
+        flux, cflux, cnet = rows.flux[k], rows.cflux[k], rows.cnet[k]
         self._cflux.append(cflux)
         self._cnet.append(cnet)
-        cmed = self._cflux_median.median()
-        self._cflux_median.append(cflux)
-        self._clow.append(max(p.cons_abs, p.median_mult * cmed))
+        self._clow.append(max(p.cons_abs, p.median_mult * rows.cflux_median[k]))
         self._above_hist.append(above)
         self._flux.append(flux)
-        med = self._flux_median.median()
+        med = rows.flux_median[k]
         # Two thresholds: the low one (noise level of the flux) says where a
         # rise starts and when the detector may re-arm; the high one (a share
         # of the strength of recent onsets) decides that a rise is an onset.
@@ -597,10 +592,6 @@ class OnsetDetector:
         # The share of recent onsets keeps a loud chant's echoes out, but it is
         # capped relative to the noise so a quiet note after a loud one counts.
         high = max(low * p.high_mult, min(p.peak_ratio * self._onset_peak, p.peak_cap * low))
-        if i - self._origin < p.warmup_frames:
-            flux = 0.0
-            self._flux[-1] = 0.0
-        self._flux_median.append(flux)
         self._thr_hist.append((low, high))
         if self.record:
             self.odf.append((self._frame_time(i), flux, high))
@@ -1007,29 +998,6 @@ class OnsetDetector:
         # 2.5 kHz than between 400 Hz and 2 kHz; a slap is nearly flat.
         tilt = _quantile(now[self._upper :], 0.5) - _quantile(now[self._mid[0] : self._mid[1]], 0.5)
         return SLAP if tilt > p.slap_tilt - (0.5 if loose else 0.0) else VOICE
-
-
-class _RunningMedian:
-    """Median of the last ``n`` values, kept sorted (a few microseconds per frame)."""
-
-    def __init__(self, n: int):
-        self._window: deque[float] = deque()
-        self._sorted: list[float] = []
-        self._n = n
-
-    def append(self, v: float) -> None:
-        self._window.append(v)
-        bisect.insort(self._sorted, v)
-        if len(self._window) > self._n:
-            old = self._window.popleft()
-            del self._sorted[bisect.bisect_left(self._sorted, old)]
-
-    def median(self) -> float:
-        n = len(self._sorted)
-        if n == 0:
-            return 0.0
-        m = n // 2
-        return self._sorted[m] if n % 2 else 0.5 * (self._sorted[m - 1] + self._sorted[m])
 
 
 def _quantile(values: np.ndarray, q: float) -> float:
