@@ -47,6 +47,11 @@ class BandStats:
     def __init__(self, p, n_bands: int, cons: int, upper: int):
         self.p = p
         self._cons, self._upper = cons, upper
+        # The recursions' constants as arrays: a scalar costs numpy a
+        # conversion per call, and these run once per frame.
+        self._k = {name: np.full(n_bands, v) for name, v in (
+            ("keep", 0.6), ("zero", 0.0), ("up", p.dom_up), ("down", -p.dom_down),
+            ("three", 3.0), ("rate", p.dev_rate), ("least", 0.02))}
         self._seen = 0  # frames followed since the statistics were (re)started
         self._smooth: np.ndarray | None = None
         self._sub_min: np.ndarray | None = None  # minimum of the current sub-block
@@ -70,15 +75,16 @@ class BandStats:
         n, nb = levels.shape
         # Smoothing, frame by frame: 0.6 of the last value and 0.4 of the new.
         fresh = self._smooth is None
+        keep = self._k["keep"]
         smooth = np.empty_like(levels)
         new = 0.4 * levels
         if fresh:
             smooth[0] = levels[0]
         else:
-            np.multiply(self._smooth, 0.6, out=smooth[0])
+            np.multiply(self._smooth, keep, out=smooth[0])
             smooth[0] += new[0]
         for k in range(1, n):
-            np.multiply(smooth[k - 1], 0.6, out=smooth[k])
+            np.multiply(smooth[k - 1], keep, out=smooth[k])
             smooth[k] += new[k]
 
         # Minimum statistics: minima of 10-frame sub-blocks, kept for
@@ -122,7 +128,7 @@ class BandStats:
             loud = np.empty_like(levels)
             step = np.empty(nb)
             quieter = np.empty(nb, dtype=bool)
-            zero, up, down = (np.full(nb, v) for v in (0.0, p.dom_up, -p.dom_down))
+            zero, up, down = self._k["zero"], self._k["up"], self._k["down"]
             last = self._loud
             for k in range(n):
                 row = loud[k]
@@ -170,8 +176,7 @@ class BandStats:
         if first < n:
             d = above[first:] - ext[m + first - back : m + n - back]
             ad = np.abs(d)
-            # The constants as arrays: a scalar costs numpy a conversion per call.
-            three, rate, least = (np.full(nb, v) for v in (3.0, p.dev_rate, 0.02))
+            three, rate, least = self._k["three"], self._k["rate"], self._k["least"]
             for k in range(first, n):
                 last = dev[k - 1] if k > first else self._dev
                 row = dev[k]
