@@ -5,12 +5,11 @@ detector decided, so a whole block's frames go through them together: one
 numpy call covers the ten frames of a 100 ms block where the detector used
 to make one per frame, and the 40-band arrays are too small for numpy to
 pay off otherwise (this was two thirds of the detector's time). Only the
-smoothing and the loud level still step frame by frame; each band's
-fluctuation moves once per 10-frame sub-block (:meth:`BandStats._follow_dev`).
+three recursions that are not linear in their input (the loud level, the
+fluctuation, and the smoothing feeding both) still step frame by frame.
 
-Every value is computed as it would be frame by frame (minima, differences,
-per-row sums, sums accumulated in frame order), so the detector's onsets do
-not depend on the block size.
+Every value is computed exactly as frame by frame (minima, differences and
+per-row sums only), so the detector's onsets do not depend on the block size.
 :class:`voicehost.audio.onsets.OnsetDetector` explains what each statistic is for.
 """
 
@@ -21,9 +20,6 @@ from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
-
-#: Frames in a sub-block: the floor's minima and the fluctuation are kept per sub-block.
-SUB = 10
 
 
 @dataclass
@@ -54,12 +50,13 @@ class BandStats:
         # The recursions' constants as arrays: a scalar costs numpy a
         # conversion per call, and these run once per frame.
         self._k = {name: np.full(n_bands, v) for name, v in (
-            ("keep", 0.6), ("zero", 0.0), ("up", p.dom_up), ("down", -p.dom_down))}
+            ("keep", 0.6), ("zero", 0.0), ("up", p.dom_up), ("down", -p.dom_down),
+            ("three", 3.0), ("rate", p.dev_rate), ("least", 0.02))}
         self._seen = 0  # frames followed since the statistics were (re)started
         self._smooth: np.ndarray | None = None
         self._sub_min: np.ndarray | None = None  # minimum of the current sub-block
-        # Minima of the last ``floor_frames // SUB`` sub-blocks (+inf: not yet filled).
-        self._sub_mins = np.full((p.floor_frames // SUB, n_bands), np.inf)
+        # Minima of the last ``floor_frames // 10`` sub-blocks (+inf: not yet filled).
+        self._sub_mins = np.full((p.floor_frames // 10, n_bands), np.inf)
         self._sub_at = 0
         self._old_min: np.ndarray | None = None
         # The last ``dom_hold - 1`` smoothed spectra, oldest first (+inf: none yet).
@@ -67,8 +64,6 @@ class BandStats:
         self._loud: np.ndarray | None = None
         self._prev_above = np.zeros((0, n_bands))  # the last ``lag + 1`` rows of ``above``
         self._dev: np.ndarray | None = None
-        self._dev_sum = np.zeros(n_bands)  # clipped rises summed over the current sub-block
-        self._dev_frames = 0
         self._upper_means = np.zeros(0)  # the last ``fall_frames`` upper means
         self._room_fall = 3.0
         self._flux_median = RunningMedian(p.median_frames)
@@ -105,7 +100,7 @@ class BandStats:
         while k < n:
             # Frames k .. end - 1 are in the current sub-block, whose last
             # frame (if it comes in this block) is end - 1.
-            to_end = SUB - 1 - (self._seen + k) % SUB
+            to_end = 9 - (self._seen + k) % 10
             end = min(n, k + to_end + 1)
             run = np.minimum.accumulate(np.concatenate([self._sub_min[None], smooth[k:end]]), axis=0)[1:]
             if k + to_end < n:  # the sub-block ends here
@@ -181,7 +176,20 @@ class BandStats:
         if first < n:
             d = above[first:] - ext[m + first - back : m + n - back]
             ad = np.abs(d)
-            self._follow_dev(ad, dev, first)
+            three, rate, least = self._k["three"], self._k["rate"], self._k["least"]
+            for k in range(first, n):
+                last = dev[k - 1] if k > first else self._dev
+                row = dev[k]
+                if last is None:
+                    np.maximum(ad[k - first], 0.05, out=row)
+                else:
+                    np.multiply(last, three, out=row)
+                    np.minimum(ad[k - first], row, out=row)
+                    row -= last
+                    row *= rate
+                    row += last
+                    np.maximum(row, least, out=row)
+            self._dev = dev[n - 1].copy()
             z = p.dev_mult * dev[first:]
             rises = np.maximum(d - z, 0.0)
             falls = np.maximum(-d - z, 0.0)
@@ -200,44 +208,6 @@ class BandStats:
                           flux=flux, cflux=cflux, cnet=cnet.tolist(),
                           act=act.tolist(), room_fall=room_fall, flux_median=flux_median,
                           cflux_median=cflux_median)
-
-    def _follow_dev(self, ad: np.ndarray, dev: np.ndarray, first: int) -> None:
-        """Each band's fluctuation, ``dev[first:]``, from the frames' absolute rises ``ad``.
-
-        A running mean of the rises (each clipped at three times the
-        fluctuation, so a syllable does not inflate it), updated at the end
-        of each 10-frame sub-block (the floor's) with the gain ``dev_rate``
-        has over its frames; the frames of a sub-block share the value it
-        began with. It follows over about a second, so a tenth of a second
-        changes nothing measurable (F and located last Tums within 0.01 and
-        a few bars over ten sets of chants), and it leaves no recursion to
-        step frame by frame (a sixth of the detector's time).
-        """
-        p = self.p
-        n = len(dev)
-        k = first
-        while k < n:
-            if self._dev is None:  # the first rise: where the fluctuation starts
-                self._dev = np.maximum(ad[k - first], 0.05)
-                dev[k] = self._dev
-                k += 1
-                continue
-            to_end = SUB - 1 - (self._seen + k) % SUB
-            end = min(n, k + to_end + 1)
-            cur = self._dev
-            dev[k:end] = cur
-            clipped = np.minimum(ad[k - first : end - first], 3.0 * cur)
-            # Summed frame after frame, however the blocks cut the sub-block.
-            sums = np.add.accumulate(np.concatenate([self._dev_sum[None], clipped]), axis=0)
-            self._dev_sum = sums[-1]
-            self._dev_frames += end - k
-            if k + to_end < n:  # the sub-block ends here
-                gain = 1.0 - (1.0 - p.dev_rate) ** self._dev_frames
-                mean = self._dev_sum / self._dev_frames
-                self._dev = np.maximum(cur + gain * (mean - cur), 0.02)
-                self._dev_sum = np.zeros_like(cur)
-                self._dev_frames = 0
-            k = end
 
     def _push_sub(self, row: np.ndarray) -> None:
         self._sub_mins[self._sub_at % len(self._sub_mins)] = row
