@@ -33,8 +33,11 @@ card and the host's tick all give the same bars.
   and held-out chants: error beyond 30 ms in 10 of them as the slap, 1 halfway);
 * a double in the wrong place means the table sang a different song
   (:class:`WrongSong`, with the number of Tums heard), if its "kar" is
-  plainly sung (near the half beat, not faint): chatter is not; no onset where one
-  was due for 1.5 beats means the song stopped (:class:`SongStopped`);
+  plainly sung (near the half beat, not faint): chatter is not; and, once
+  two doubles in a row fell where the bars put them, only when the table
+  sings that song again (a bar later), unless it is the song the game told
+  before the last change; no onset where one was due for 1.5 beats means
+  the song stopped (:class:`SongStopped`);
 * following the song heard (offline analysis), doubles keeping an equal
   gap other than the bar followed say which song is sung, even when each
   falls where a bar of the followed song begins (three Tums heard as one).
@@ -205,6 +208,7 @@ class ChantTracker:
         self.beat_ratio = 0.12
         self._pending_song: tuple[int, bool] | None = None
         self._told = (tums, reversed)  # the song the game last told
+        self._told_before: tuple[int, bool] | None = None  # ... and the one before it
         self.bars: list[Bar] = []
         self.events: list[Event] = []
         #: Times of the onsets taken as beats or half beats (the rest are off the grid).
@@ -225,6 +229,8 @@ class ChantTracker:
         """The song the game expects from the next bar on (call after each play)."""
         _check_tums(tums)
         self._pending_song = (tums, reversed)
+        if (tums, reversed) != self._told:
+            self._told_before = self._told
         self._told = (tums, reversed)
         if not self.locked:
             self._apply_song()
@@ -365,6 +371,11 @@ class ChantTracker:
         #: Slot numbers and times of the last "Drak-kar"s heard where the song has them.
         self._sung_doubles: list[tuple[int, float]] = []
         self._slot_no = 0
+        self._last_double_no: int | None = None  # slot number of the last "Drak-kar" taken
+        self._phase_heard = 0  # "Drak-kar"s heard where the bars put them, since they last moved
+        #: A "Drak-kar" where the song has none, not yet sung again: (slot number,
+        #: slots since the "Drak-kar" before it).
+        self._suspect: tuple[int, int] | None = None
         self._lock_tums = self.tums if hasattr(self, "tums") else 3
         # A provisional lock's undo: bars and bar count before it, the onsets it
         # put on the grid, the song expected when it was made.
@@ -375,6 +386,10 @@ class ChantTracker:
             self.tums, self.reversed = self._pending_song
             self._pending_song = None
             self._sung_doubles = []
+            # Right after the game changed the song the table may well sing
+            # the old one: the first "Drak-kar" that says so is believed.
+            self._phase_heard = 0
+            self._suspect = None
 
     def _tol(self, period: float) -> float:
         return max(0.06, 0.2 * period)
@@ -658,6 +673,24 @@ class ChantTracker:
         if double and s.pos != expected_double and not self._plain_kar(s):
             double = False  # chatter on the half beat: no reason to doubt the song
             s.half = None
+        if (double and s.pos != expected_double and not self.follow and not self.reversed
+                and self._phase_heard >= 2):
+            verdict, gap = self._sung_again(s)
+            if verdict == "suspect":
+                double = False  # held until the table sings that song again
+                s.half = None
+            elif verdict == "again":
+                self._rephase(s, gap - 1, out)
+                return
+        elif double and s.pos == expected_double and self._suspect is not None:
+            # The song expected goes on: the suspect stands only if this
+            # "Drak-kar" also falls where its song has one.
+            at, gap = self._suspect
+            if (self._slot_no - at) % gap:
+                self._suspect = None
+        if double:
+            self._last_double_no = self._slot_no
+            self._phase_heard = self._phase_heard + 1 if s.pos == expected_double else 1
         if double and s.pos != expected_double:
             if self._wrong(s, out):
                 if self.follow:
@@ -680,6 +713,57 @@ class ChantTracker:
             self._prev_double = s
         if self.reversed and s.pos == self.tums and self._bar is not None:
             self._bar.last_tum = s.t
+
+    def _sung_again(self, s: _Slot) -> tuple[str, int]:
+        """Whether this "Drak-kar" where the bars have none repeats one before it, and its gap.
+
+        Once two "Drak-kar"s in a row fell where the bars put them, one
+        elsewhere is a ``"suspect"``, not yet a wrong song: in a noisy,
+        echoing room a syllable of chatter on a half beat passes for a
+        "kar", and taken at once for a new song it moved every bar after it
+        (the table's own "kar"s, lost under the echo, never moved them back),
+        so the host announced a wrong song nobody sang and judged plays
+        against the wrong beat. A table that really sings another song sings
+        it again: the next "Drak-kar" falls as far after the suspect as the
+        suspect after the one before it (``"again"``), one bar later. Two
+        are believed at once (``"new"``): the song the game told before the
+        last change (a table that forgot a danger or a defence: the mistake
+        this game is about, and the host should say so in that bar), and a
+        bar and then a reversed one (Whirlpool Island sung before the game
+        said so: a "Drak-kar" a bar and the reversed Tums after the last).
+        """
+        no = self._slot_no
+        if self._suspect is not None:
+            at, gap = self._suspect
+            if (no - at) % gap == 0 and no - at <= 2 * gap:
+                self._suspect = None
+                return "again", gap
+        gap = no - self._last_double_no if self._last_double_no is not None else 0
+        if gap == 2 * self.tums + 1 or (gap - 1, self.reversed) == self._told_before:
+            self._suspect = None
+            return "new", gap
+        # A gap no song has (the table's "kar"s lost in between) leaves only
+        # this "Drak-kar" to measure the next one from.
+        self._suspect = (no, gap) if 2 <= gap <= MAX_TUMS + 1 else None
+        self._last_double_no = no
+        return "suspect", gap
+
+    def _rephase(self, s: _Slot, heard: int, out: list[Event]) -> None:
+        """The table sings ``heard`` Tums (confirmed by :meth:`_sung_again`): a bar begins at ``s``."""
+        bar = self._bar
+        if bar is not None and bar.beats:
+            bar.tums = len(bar.beats) - 1
+            bar.last_tum = bar.beats[-1]
+        if heard != self.tums:  # else the same song, a beat off: the bars move silently
+            out.append(WrongSong(round(s.t, 4), self.tums, heard))
+        s.pos = 0
+        self._phase_heard = 1
+        self._uncertain = False
+        self._last_double_no = self._slot_no
+        self._new_bar(s, out)
+        self._add_beat(s, out)
+        self._prev_double = s
+        self._pos_after_fix(s)
 
     def _follow_sung(self, s: _Slot, out: list[Event]) -> None:
         """Follow the song the "Drak-kar"s keep time for, when it is not the one followed.
