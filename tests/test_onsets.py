@@ -10,7 +10,7 @@ import pytest
 
 from voicehost.audio.blocks import Block, blocks_from_array
 from voicehost.audio.mute import MuteWindows
-from voicehost.audio.onsets import SLAP, VOICE, OnsetDetector, detect_onsets
+from voicehost.audio.onsets import FAINT, SLAP, VOICE, OnsetDetector, detect_onsets
 from voicehost.audio.sources import read_audio
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +47,19 @@ def test_any_block_size_gives_exactly_the_same_onsets(clean):
             ref = whole
             got = OnsetDetector().run(blocks_from_array(x, blocksize=size))
         assert got == ref, f"blocks of {size} samples changed the onsets"
+
+
+def test_faint_rises_are_extra_and_do_not_depend_on_the_block_size():
+    """``faint=True`` adds the faint rises (for the chant tracker) and changes no onset;
+    they come out the same in any block size, as the onsets do."""
+    x, _ = fixture("g2_140bpm_2tums_snr5_white")
+    plain = OnsetDetector().run(blocks_from_array(x, blocksize=1600))
+    both = OnsetDetector(faint=True).run(blocks_from_array(x, blocksize=1600))
+    assert [o for o in both if o.kind != FAINT] == plain
+    faint = [o for o in both if o.kind == FAINT]
+    assert faint and all(o.detected_t >= o.t for o in faint)
+    for size in (160, 999, 4096):
+        assert OnsetDetector(faint=True).run(blocks_from_array(x, blocksize=size)) == both, size
 
 
 def test_irregular_blocks_give_the_same_onsets(clean):

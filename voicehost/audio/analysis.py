@@ -18,7 +18,7 @@ import numpy as np
 from voicehost.audio.blocks import PIPELINE_RATE, blocks_from_array
 from voicehost.audio.chant import ChantTracker, Event, LastTum, SongStopped
 from voicehost.audio.judge import Judge, Verdict
-from voicehost.audio.onsets import SLAP, Onset, OnsetDetector
+from voicehost.audio.onsets import FAINT, SLAP, Onset, OnsetDetector
 
 
 @dataclass
@@ -91,7 +91,7 @@ def analyze_blocks(blocks, duration: float, rate: int = PIPELINE_RATE, tums: int
                    reversed: bool = False, follow: bool = True, record: bool = False,
                    mute=None) -> Analysis:
     """Run detector and tracker over ``blocks`` as they would come live."""
-    det = OnsetDetector(rate=rate, mute=mute, record=record)
+    det = OnsetDetector(rate=rate, mute=mute, record=record, faint=True)
     tr = ChantTracker(tums, reversed, follow=follow)
     onsets: list[Onset] = []
     events: list[Event] = []
@@ -101,13 +101,13 @@ def analyze_blocks(blocks, duration: float, rate: int = PIPELINE_RATE, tums: int
     # deadlines, not at the calls, so the block size does not change its answers.
     for b in blocks:
         new = det.process(b)
-        onsets.extend(new)
+        onsets.extend(o for o in new if o.kind != FAINT)  # faint rises: the tracker's only
         end = b.end
         events.extend(tr.process(new, end / rate))
         if record:
             kept.append(b.samples)
     new = det.flush()
-    onsets.extend(new)
+    onsets.extend(o for o in new if o.kind != FAINT)
     events.extend(tr.process(new, end / rate))
     events.extend(tr.finish(end / rate))
     samples = np.concatenate(kept) if record and kept else None

@@ -92,6 +92,12 @@ How:
    60 ms or more after a slap is its own onset once the click died away,
    however much weaker it is.
 
+8. With ``faint=True``, the peaks of rises that stayed under the onset
+   threshold (0.3 of it or more, 80 ms apart, 0.1 s or more after an
+   onset, not in the first second) go out too, as ``FAINT`` onsets, for the
+   chant tracker alone: in a living room the "kar" rises over the echo of
+   its "Drak" and is rarely an onset. They change no other onset.
+
 Everything is held in the object (madmom's online style): feeding the same
 audio in blocks of any size gives exactly the same onsets as feeding it whole.
 """
@@ -110,6 +116,9 @@ from voicehost.audio.blocks import PIPELINE_RATE, Block
 
 VOICE = "voice"
 SLAP = "slap"
+#: A rise under the onset threshold, with ``faint=True`` only: for the chant
+#: tracker's "kar"s under a room's echo, never an onset of its own.
+FAINT = "faint"
 
 
 @dataclass(frozen=True)
@@ -197,6 +206,7 @@ class OnsetParams:
     slap_lean_rise: float = 0.35  # ... and may rise only this much there
     slap_loose: float = 0.4  # share of slap_jump that makes an onset worth watching
     slap_tilt: float = -0.45  # bels: upper bands' level minus the 400-2000 Hz bands' level
+    faint_ratio: float = 0.3  # a faint rise's peak flux, times the onset threshold, at least
     slap_apart: float = 0.026  # s: a click this close after a syllable's onset is not told apart
     after_slap_gap: float = 0.06  # s: a syllable after a slap is its own onset from here
     click_db: float = 6.0  # dB a slap's click rises above the 10 ms before it
@@ -224,6 +234,13 @@ class OnsetDetector:
         Tuning constants.
     record
         Keep the onset strength of every frame in :attr:`odf` (for plots).
+    faint
+        Also hand out, as ``FAINT`` onsets, the peaks of rises that stayed
+        under the onset threshold (``faint_ratio`` of it or more, 0.1 s or
+        more after an onset). In a living room the "kar" rises over the echo
+        of its "Drak" and is often missed; its faint rise still stands out of
+        the half beats where nothing is sung, and tells the chant tracker
+        where a bar begins. Everything else must drop them.
     """
 
     def __init__(
@@ -234,6 +251,7 @@ class OnsetDetector:
         mute=None,
         params: OnsetParams | None = None,
         record: bool = False,
+        faint: bool = False,
     ):
         import librosa
         import scipy.fft
@@ -247,6 +265,7 @@ class OnsetDetector:
         self.lookahead = lookahead
         self.mute = mute
         self.record = record
+        self.faint = faint
         #: With ``record``: (frame time, flux, threshold) of every frame, for plots.
         self.odf: list[tuple[float, float, float]] = []
         self.p = p = params or OnsetParams()
@@ -315,6 +334,8 @@ class OnsetDetector:
         self._flux: deque[float] = deque(maxlen=p.valley_frames + 4)
         self._thr_hist: deque[float] = deque(maxlen=8)
         self._armed = True
+        self._faint_out: list[Onset] = []  # faint rises decided, not yet handed out
+        self._last_faint = -1e9
         self._last_onset = -1e9
         # Recent samples (zeros before the stream began), for the frames and
         # for the millisecond refinement; ``_hist_start`` is the clock index
@@ -358,6 +379,9 @@ class OnsetDetector:
                 rows = bands.advance(levels[k:], self._muted(n_new - k))
                 for j in range(k, n_new):
                     out.extend(self._frame_step(rows, j - k, frames[j], bool(dead[j])))
+                    if self._faint_out:
+                        out.extend(self._faint_out)
+                        self._faint_out = []
                     if self._bands is not bands:
                         break
                 k = j + 1
@@ -606,6 +630,16 @@ class OnsetDetector:
         low_c, high_c = self._thr_hist[-1 - la]
         c = i - la
         t_c = self._frame_time(c)
+        if (self.faint and la >= 1 and c_idx >= 1 and i - self._origin >= p.median_frames
+                and p.faint_ratio * high_c <= fc <= high_c
+                and fc > self._flux[c_idx + 1]
+                and all(self._flux[k] <= fc for k in range(max(0, c_idx - 3), c_idx))
+                and t_c - self._last_onset >= p.min_ioi
+                and t_c - self._last_faint >= p.min_gap
+                and (self.mute is None or not self.mute.covers(t_c))):
+            self._faint_out.append(Onset(t=round(t_c, 5), strength=round(fc, 3), kind=FAINT,
+                                         detected_t=(i + 1) * self.hop / self.rate))
+            self._last_faint = t_c
         if not self._armed:
             # Once the rise has calmed for a few frames it stays calmed: the
             # next syllable may start right when the minimum interval ends.

@@ -178,7 +178,7 @@ class DrakkarHost:
         self.latency = float(latency)
         self.rate = rate
         self.mute = mute
-        self.detector = OnsetDetector(rate=rate, mute=mute)
+        self.detector = OnsetDetector(rate=rate, mute=mute, faint=True)
         song = state.song
         self.tracker = ChantTracker(song.tums, song.reversed)
         self.judge = Judge(windows)
@@ -285,12 +285,13 @@ class DrakkarHost:
 
     # -- audio -----------------------------------------------------------------
     def _take(self, onsets, now: float, finish: bool = False) -> None:
-        from voicehost.audio.onsets import SLAP
+        from voicehost.audio.onsets import FAINT, SLAP
 
-        self.heard["onsets"] += len(onsets)
-        self.onset_times.extend(o.t for o in onsets)
-        self.slaps.extend(o.t for o in onsets if o.kind == SLAP)
-        self._voice_onsets.extend(o.t for o in onsets if o.kind != SLAP)
+        heard = [o for o in onsets if o.kind != FAINT]  # faint rises: the tracker's only
+        self.heard["onsets"] += len(heard)
+        self.onset_times.extend(o.t for o in heard)
+        self.slaps.extend(o.t for o in heard if o.kind == SLAP)
+        self._voice_onsets.extend(o.t for o in heard if o.kind != SLAP)
         self._onset_queue.extend(onsets)
         if finish:
             events = self.tracker.process(self._onset_queue, now - 2.0)
