@@ -3,13 +3,14 @@
 These follow the log-mel levels frame by frame and never look at what the
 detector decided, so a whole block's frames go through them together: one
 numpy call covers the ten frames of a 100 ms block where the detector used
-to make one per frame, and the 40-band arrays are too small for numpy to
-pay off otherwise (this was two thirds of the detector's time). Only the
-three recursions that are not linear in their input (the loud level, the
-fluctuation, and the smoothing feeding both) still step frame by frame.
+to make one per frame: on 40-band arrays a call costs the same whatever its
+size, and these calls were most of the detector's time. Only the three
+recursions (the smoothing, the loud level and the fluctuation) still step
+frame by frame, and the running medians value by value.
 
-Every value is computed exactly as frame by frame (minima, differences and
-per-row sums only), so the detector's onsets do not depend on the block size.
+Every value is computed exactly as frame by frame (minima, differences,
+per-row sums, sorted medians), so the detector's onsets do not depend on the
+block size, and are those it gave when it worked frame by frame.
 :class:`voicehost.audio.onsets.OnsetDetector` explains what each statistic is for.
 """
 
@@ -18,8 +19,12 @@ from __future__ import annotations
 import bisect
 from collections import deque
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from voicehost.audio.onsets import OnsetParams
 
 
 @dataclass
@@ -32,7 +37,7 @@ class BandFrames:
     above: np.ndarray  # level above the floor in force, less the margin (0 at least)
     dev: np.ndarray  # each band's typical fluctuation (0 before it is known)
     # One number a frame, as Python floats (the detector reads them one by one):
-    flux: list[float]  # net rise since ``lag + 1`` frames back, bels summed over bands (0 at least)
+    flux: list[float]  # net rise since ``lag + 1`` frames back, bels over bands (0 at least; 0 in warm-up)
     cflux: list[float]  # rises of the consonant bands only
     cnet: list[float]  # ... less their falls
     act: list[float]  # activity: bels above the floor, summed over bands
@@ -44,7 +49,7 @@ class BandFrames:
 class BandStats:
     """Per-band state of the onset detector, advanced a block of frames at a time."""
 
-    def __init__(self, p, n_bands: int, cons: int, upper: int):
+    def __init__(self, p: OnsetParams, n_bands: int, cons: int, upper: int):
         self.p = p
         self._cons, self._upper = cons, upper
         # The recursions' constants as arrays: a scalar costs numpy a
