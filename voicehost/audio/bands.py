@@ -26,6 +26,9 @@ import numpy as np
 if TYPE_CHECKING:
     from voicehost.audio.onsets import OnsetParams
 
+#: Frames in a sub-block of the noise floor's minimum statistics.
+SUB = 10
+
 
 @dataclass
 class BandFrames:
@@ -60,8 +63,8 @@ class BandStats:
         self._seen = 0  # frames followed since the statistics were (re)started
         self._smooth: np.ndarray | None = None
         self._sub_min: np.ndarray | None = None  # minimum of the current sub-block
-        # Minima of the last ``floor_frames // 10`` sub-blocks (+inf: not yet filled).
-        self._sub_mins = np.full((p.floor_frames // 10, n_bands), np.inf)
+        # Minima of the last ``floor_frames // SUB`` sub-blocks (+inf: not yet filled).
+        self._sub_mins = np.full((p.floor_frames // SUB, n_bands), np.inf)
         self._sub_at = 0
         self._old_min: np.ndarray | None = None
         # The last ``dom_hold - 1`` smoothed spectra, oldest first (+inf: none yet).
@@ -92,7 +95,7 @@ class BandStats:
             np.multiply(smooth[k - 1], keep, out=smooth[k])
             smooth[k] += new[k]
 
-        # Minimum statistics: minima of 10-frame sub-blocks, kept for
+        # Minimum statistics: minima of ``SUB``-frame sub-blocks, kept for
         # ``floor_frames``; the floor is the least of those and of the
         # current sub-block's.
         room = np.empty_like(levels)
@@ -105,7 +108,7 @@ class BandStats:
         while k < n:
             # Frames k .. end - 1 are in the current sub-block, whose last
             # frame (if it comes in this block) is end - 1.
-            to_end = 9 - (self._seen + k) % 10
+            to_end = SUB - 1 - (self._seen + k) % SUB
             end = min(n, k + to_end + 1)
             run = np.minimum.accumulate(np.concatenate([self._sub_min[None], smooth[k:end]]), axis=0)[1:]
             if k + to_end < n:  # the sub-block ends here
@@ -218,7 +221,6 @@ class BandStats:
         self._sub_mins[self._sub_at % len(self._sub_mins)] = row
         self._sub_at += 1
         self._old_min = self._sub_mins.min(axis=0)
-
 
 
 class RunningMedian:

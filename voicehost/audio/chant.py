@@ -86,6 +86,9 @@ SLAP_ON_BEAT = 0.03
 KAR_AT = 0.11
 #: ... and how strong it must be, times the recent "kar"s (see ChantTracker._plain_kar).
 KAR_STRENGTH = 0.5
+#: A faint "kar" counts when it rises this many times higher than anything on the
+#: half beats where none is sung (see ChantTracker._faint_stands_out).
+FAINT_OVER = 2.0
 
 
 # -- events ------------------------------------------------------------------
@@ -568,7 +571,7 @@ class ChantTracker:
         """
         rival = max((r[k].strength for k in range(len(r)) for b in others
                      if k != mid and self._half_window(r[k].t - r[b].t, period)), default=0.0)
-        return r[mid].strength >= 2.0 * rival
+        return r[mid].strength >= FAINT_OVER * rival
 
     def _half_window(self, dt: float, period: float) -> bool:
         """Whether an onset ``dt`` after a beat's onset is that beat's half beat ("kar")."""
@@ -717,7 +720,7 @@ class ChantTracker:
             if s.pos != expected_double:
                 self._off_half.append(s.half.strength)
                 double = False
-            elif s.half.strength < 2.0 * max(self._off_half, default=0.0):
+            elif s.half.strength < FAINT_OVER * max(self._off_half, default=0.0):
                 double = False
             if not double:
                 s.half = None
@@ -814,10 +817,14 @@ class ChantTracker:
             bar.last_tum = bar.beats[-1]
         if heard != self.tums:  # else the same song, a beat off: the bars move silently
             out.append(WrongSong(round(s.t, 4), self.tums, heard))
-        s.pos = 0
         self._phase_heard = 1
-        self._uncertain = False
         self._last_double_no = self._slot_no
+        self._bar_at(s, out)
+
+    def _bar_at(self, s: _Slot, out: list[Event]) -> None:
+        """A bar begins at the "Drak-kar" ``s`` (normal song): the slots after it are renumbered."""
+        s.pos = 0
+        self._uncertain = False
         self._new_bar(s, out)
         self._add_beat(s, out)
         self._prev_double = s
@@ -986,12 +993,7 @@ class ChantTracker:
             out.append(WrongSong(round(s.t, 4), n_tums, heard))
             if self.follow and 1 <= heard <= MAX_TUMS:
                 self.tums = heard
-            s.pos = 0
-            self._uncertain = False
-            self._new_bar(s, out)
-            self._add_beat(s, out)
-            self._prev_double = s
-            self._pos_after_fix(s)
+            self._bar_at(s, out)
         else:
             # Reversed: the double ends the bar; Tums are the beats before it.
             sung = (len(bar.beats) if bar is not None else s.pos)
