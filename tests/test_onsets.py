@@ -141,6 +141,34 @@ def test_onsets_are_stamped_to_the_millisecond_on_a_clean_chant(clean):
     assert np.median(np.abs(errors)) <= 0.005
 
 
+@pytest.mark.parametrize("name,most_ms", [
+    ("g3_110bpm_reversed_snr15", 12.0),  # white noise, 15 dB: 16 ms late at the 4 dB crossing
+    ("g4_85bpm_slaps_near_snr15", 15.0),  # white noise, 15 dB: 21 ms (90th percentile)
+])
+def test_in_steady_noise_a_syllable_is_stamped_where_its_rise_leaves_the_noise(name, most_ms):
+    """The knee of a slow rise, not its crossing 4 dB over the noise (the median, or the 90th percentile)."""
+    x, truth = fixture(name)
+    est = np.array([o.t for o in detect_onsets(x)])
+    errors = np.array([est[np.argmin(np.abs(est - s["t"]))] - s["t"] for s in truth["syllables"]])
+    errors = errors[np.abs(errors) < 0.05] * 1000
+    assert len(errors) >= 0.9 * len(truth["syllables"])
+    stat = np.median(errors) if "reversed" in name else np.percentile(np.abs(errors), 90)
+    assert stat <= most_ms
+
+
+def test_the_knee_of_a_rise_is_found_only_in_a_slow_rise():
+    rng = np.random.default_rng(3)
+    flat = -1.5 + 0.05 * rng.standard_normal(80)  # bels, 1 ms apart
+    slow = flat.copy()
+    slow[40:] += 0.04 * np.arange(40)  # 0.4 dB per ms from 40 ms
+    k0 = 40 + int(np.ceil(0.4 / 0.04))  # where it is 4 dB over the floor
+    knee = OnsetDetector._knee(slow, k0, 20, 0.1)
+    assert 37 <= knee <= 43
+    steep = flat.copy()
+    steep[40:] += np.minimum(1.5 * np.arange(40), 6.0)  # 15 dB per ms
+    assert OnsetDetector._knee(steep, 41, 20, 0.1) == 41
+
+
 @pytest.mark.parametrize("name,floor", [
     ("g4_70bpm_3tums_snr30", 0.95),
     ("g4_105bpm_change_3_2_1_snr20", 0.9),

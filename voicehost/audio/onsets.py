@@ -191,6 +191,8 @@ class OnsetParams:
     chant_margin: float = 0.8  # bels under that loud level within which a rise is the chant's ...
     chant_share: float = 0.3  # ... and the share of an onset's rise that must be there (0: off)
     chatter_room: float = 3.0  # bels: ... where the room's floor is this close under the loud level
+    refine_knee: int = 20  # ms before the crossing the knee of a slow rise is searched (0: off)
+    refine_knee_slope: float = 1.0  # dB/ms: a steeper rise (out of quiet) has no knee to find
     refine_span: float = 0.03  # s the refinement may move the frame estimate
     consonant_from_hz: float = 1800.0  # bands where a stop consonant's burst shows
     cons_abs: float = 0.3  # bels: least consonant flux that counts as rising
@@ -919,9 +921,46 @@ class OnsetDetector:
         held = minimum_filter1d(env, hold, origin=-(hold // 2))[ks]
         up = np.flatnonzero(held > base + rise)
         if len(up):
-            t = (lo + int(ks[up[0]]) * ms) / rate
+            k0 = int(ks[up[0]])
+            if p.refine_knee > 0:
+                k0 = self._knee(env, k0, p.refine_knee, p.refine_knee_slope / 10.0)
+            t = (lo + k0 * ms) / rate
             return float(min(max(t, coarse - p.refine_span), coarse + p.refine_span))
         return coarse
+
+    @staticmethod
+    def _knee(env: np.ndarray, k0: int, back: int, steep: float) -> int:
+        """Where a slow rise out of noise began: the knee of a hinge fitted to the envelope.
+
+        In steady noise a syllable's first milliseconds are under the noise,
+        and the envelope only crosses ``refine_db`` over its floor 10 to 40 ms
+        after the first singer began (white or pink noise at 5 to 15 dB).
+        Fitted with a flat line that turns into a straight rise (dB per ms)
+        at the knee, from 10 ms before the earliest knee searched to 6 ms
+        after the crossing, the knee is where the rise left the floor. Out of
+        quiet the rise is steep (a median of 14 dB per ms on the clean
+        held-out chants, 0.4 in noise) and the crossing is already exact, so
+        a fitted rise steeper than ``steep`` (bels per ms) keeps ``k0``.
+        """
+        a = max(0, k0 - back - 10)
+        b = min(len(env), k0 + 6)
+        y = env[a:b]
+        n = len(y)
+        js = np.arange(max(a + 3, k0 - back), k0 + 1) - a
+        if n < 8 or not len(js):
+            return k0
+        x = np.maximum(np.arange(n)[None, :] - js[:, None], 0).astype(float)
+        xm = x.mean(axis=1, keepdims=True)
+        ym = y.mean()
+        sxx = ((x - xm) ** 2).sum(axis=1)
+        sxy = ((x - xm) * (y - ym)).sum(axis=1)
+        slope = np.where(sxx > 0, sxy / np.where(sxx > 0, sxx, 1), 0)
+        resid = ((y - ym) ** 2).sum() - slope * sxy
+        resid = np.where(slope > 0, resid, np.inf)
+        best = int(np.argmin(resid))
+        if not np.isfinite(resid[best]) or slope[best] > steep:
+            return k0
+        return a + int(js[best])
 
     def _refine_weights(self) -> np.ndarray:
         """Weights of a 4 ms window's frequency bins: the bands where this onset stands out of the noise.
