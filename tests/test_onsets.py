@@ -156,6 +156,20 @@ def test_in_steady_noise_a_syllable_is_stamped_where_its_rise_leaves_the_noise(n
     assert stat <= most_ms
 
 
+def test_a_bump_of_chatter_before_a_syllable_is_not_its_start():
+    """Babble under the chant: a rise that falls back before the syllable is heard is not its start.
+
+    Taken for it, it stamped a tenth of the syllables 27 ms or more off
+    (most of them early); the first rise that lasts, 19 ms.
+    """
+    x, truth = fixture("g3_95bpm_whirlpool_snr20")
+    est = np.array([o.t for o in detect_onsets(x)])
+    errors = np.array([est[np.argmin(np.abs(est - s["t"]))] - s["t"] for s in truth["syllables"]])
+    errors = errors[np.abs(errors) < 0.05] * 1000
+    assert len(errors) >= 0.9 * len(truth["syllables"])
+    assert np.percentile(np.abs(errors), 90) <= 22.0
+
+
 def test_the_knee_of_a_rise_is_found_only_in_a_slow_rise():
     rng = np.random.default_rng(3)
     flat = -1.5 + 0.05 * rng.standard_normal(80)  # bels, 1 ms apart
