@@ -924,7 +924,8 @@ class OnsetDetector:
         if len(up):
             first = up[0]
             if p.refine_sustain > 0:
-                first = self._sustained(env, ks, up, base, lo, coarse, p.refine_sustain / 10.0)
+                heard = min(n, int(round((coarse * rate - lo) / ms)))  # the onset's frame
+                first = self._sustained(env, ks, up, base, heard, p.refine_sustain / 10.0)
             k0 = int(ks[first])
             if p.refine_knee > 0:
                 k0 = self._knee(env, k0, p.refine_knee, p.refine_knee_slope / 10.0)
@@ -932,9 +933,10 @@ class OnsetDetector:
             return float(min(max(t, coarse - p.refine_span), coarse + p.refine_span))
         return coarse
 
-    def _sustained(self, env: np.ndarray, ks: np.ndarray, up: np.ndarray, base: np.ndarray,
-                   lo: int, coarse: float, keep: float) -> int:
-        """The first rise (an index into ``up``) that lasts until the onset's frame.
+    @staticmethod
+    def _sustained(env: np.ndarray, ks: np.ndarray, up: np.ndarray, base: np.ndarray,
+                   heard: int, keep: float) -> int:
+        """The first rise (an index into ``up``) that lasts until ``env[heard]``, the onset's frame.
 
         Chatter under the chant rises and falls between syllables, and a
         bump of it that rose ``refine_db`` for a few milliseconds in the
@@ -944,14 +946,12 @@ class OnsetDetector:
         frame that heard the onset was not this syllable's; the first that
         does not fall back is. If every rise falls back, the first one stands.
         """
-        ms = self.rate // 1000
-        kc = min(len(env), int(round((coarse * self.rate - lo) / ms)))
         starts = up[np.concatenate([[True], np.diff(up) > 1])]
         for u in starts:
             k = int(ks[u])
-            if k >= kc:
+            if k >= heard:
                 break
-            if env[k:kc].min() > base[u] + keep:
+            if env[k:heard].min() > base[u] + keep:
                 return int(u)
         return int(up[0])
 
@@ -1059,8 +1059,6 @@ class OnsetDetector:
             return None
         env = np.log10((c[ms : ms + n * h : h] - c[: n * h : h]) / ms + 1e-12)
         q = ms // h  # hops per millisecond
-        from scipy.ndimage import maximum_filter1d
-
         # held[j]: the least of the three 1 ms windows from j; before[j]: the
         # most of the windows that lie wholly in the 10 ms before j (a running
         # maximum: a sliding view's maximum cost a third of this method).
@@ -1074,6 +1072,8 @@ class OnsetDetector:
                           env[: m - 5 * q])
         if not (held[5 * q :] > near + rise).any():
             return None
+        from scipy.ndimage import maximum_filter1d
+
         padded = np.concatenate([np.full(10 * q, -np.inf), env])
         size = 9 * q + 1  # windows starting j-10q .. j-q, centred at j-10q + size // 2
         before = maximum_filter1d(padded, size)[size // 2 : size // 2 + m]
