@@ -22,7 +22,8 @@ card and the host's tick all give the same bars.
   is that beat, and its time corrects phase and period (a simple
   phase-locked loop);
 * a slot is closed once its half-beat window has passed: it was a *double*
-  ("Drak-kar"), a *single* (a Tum) or *empty*;
+  ("Drak-kar"), a *single* (a Tum) or *empty* (the half beat is counted from
+  the beat heard or from the beat predicted, whichever puts an onset on it);
 * the position in the bar says which slot is the last Tum, so
   :class:`LastTum` is reported the moment its onset is heard, and
   :class:`LastTumPredicted` as soon as the bar starts;
