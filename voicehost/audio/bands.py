@@ -76,24 +76,26 @@ class BandStats:
         self._room_fall = 3.0
         self._flux_median = RunningMedian(p.median_frames)
         self._cflux_median = RunningMedian(p.median_frames)
+        from scipy.signal import lfilter
+
+        self._lfilter = lfilter
 
     def advance(self, levels: np.ndarray, muted: np.ndarray) -> BandFrames:
         """Follow the frames ``levels`` (rows); ``muted[k]``: the host spoke over frame k."""
         p = self.p
         n, nb = levels.shape
-        # Smoothing, frame by frame: 0.6 of the last value and 0.4 of the new.
+        # Smoothing: 0.6 of the last value and 0.4 of the new, a first-order
+        # filter (lfilter's arithmetic is the recursion's, value for value).
         fresh = self._smooth is None
-        keep = self._k["keep"]
-        smooth = np.empty_like(levels)
-        new = 0.4 * levels
         if fresh:
+            smooth = np.empty_like(levels)
             smooth[0] = levels[0]
+            if n > 1:
+                smooth[1:] = self._lfilter([0.4], [1.0, -0.6], levels[1:], axis=0,
+                                           zi=(levels[0] * self._k["keep"])[None])[0]
         else:
-            np.multiply(self._smooth, keep, out=smooth[0])
-            smooth[0] += new[0]
-        for k in range(1, n):
-            np.multiply(smooth[k - 1], keep, out=smooth[k])
-            smooth[k] += new[k]
+            smooth = self._lfilter([0.4], [1.0, -0.6], levels, axis=0,
+                                   zi=(self._smooth * self._k["keep"])[None])[0]
 
         # Minimum statistics: minima of ``SUB``-frame sub-blocks, kept for
         # ``floor_frames``; the floor is the least of those and of the

@@ -275,6 +275,9 @@ class OnsetDetector:
         self.n_fft = p.n_fft
         self.window = np.hanning(p.n_fft + 1)[:-1].astype(np.float64)
         self._short_window = np.hanning(4 * (rate // 1000) + 1)[:-1]
+        # Where the 4 ms window's bins fall among the frame's (for _refine_weights).
+        self._win_freqs = (np.fft.rfftfreq(4 * (rate // 1000), 1.0 / rate),
+                           np.fft.rfftfreq(p.n_fft, 1.0 / rate))
         mel = librosa.filters.mel(sr=rate, n_fft=p.n_fft, n_mels=p.n_mels,
                                   fmin=p.fmin, fmax=min(p.fmax, rate / 2))
         nz = np.flatnonzero(mel.sum(axis=0))
@@ -1002,8 +1005,7 @@ class OnsetDetector:
         w = np.zeros(self.n_fft // 2 + 1)
         w[self._lo : self._hi] = prof @ self._mel
         w = w / w.max() + p.refine_floor if w.max() > 0 else np.ones_like(w)
-        f_win = np.fft.rfftfreq(4 * (rate // 1000), 1.0 / rate)
-        f_fft = np.fft.rfftfreq(self.n_fft, 1.0 / rate)
+        f_win, f_fft = self._win_freqs
         return np.interp(f_win, f_fft, w)
 
     def _envelope(self, lo: int, hi: int, w_win: np.ndarray | None) -> np.ndarray:
@@ -1013,16 +1015,26 @@ class OnsetDetector:
         it; else the plain energy of each millisecond. Smoothed over 3 ms.
         """
         ms = self.rate // 1000
-        seg = self._hist[lo - self._hist_start : hi - self._hist_start]
-        seg = np.diff(seg, prepend=seg[0])
+        x = self._hist[lo - self._hist_start : hi - self._hist_start]
+        seg = np.empty_like(x)  # np.diff(x, prepend=x[0]), without its overhead
+        seg[0] = 0.0
+        np.subtract(x[1:], x[:-1], out=seg[1:])
         if w_win is not None and len(seg) > 8 * ms:
             win = 4 * ms
-            frames = np.lib.stride_tricks.sliding_window_view(seg, win)[::ms]
+            # The windows every millisecond, as rows over ``seg`` (a sliding
+            # view costs several times as much to make).
+            item = seg.itemsize
+            frames = np.ndarray(((len(seg) - win) // ms + 1, win), dtype=seg.dtype, buffer=seg,
+                                strides=(ms * item, item))
             spec = self._rfft(frames * self._short_window, axis=1)
             e = (spec.real**2 + spec.imag**2) @ w_win
             # Frame k covers samples k*ms .. k*ms + win: put it at its centre.
             pad = win // (2 * ms)
-            env = np.log10(np.concatenate([np.full(pad, e[0]), e]) + 1e-12)
+            padded = np.empty(pad + len(e))
+            padded[:pad] = e[0]
+            padded[pad:] = e
+            padded += 1e-12
+            env = np.log10(padded)
         else:
             n = len(seg) // ms
             env = np.log10((seg[: n * ms].reshape(n, ms) ** 2).mean(axis=1) + 1e-12)
