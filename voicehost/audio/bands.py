@@ -4,9 +4,11 @@ These follow the log-mel levels frame by frame and never look at what the
 detector decided, so a whole block's frames go through them together: one
 numpy call covers the ten frames of a 100 ms block where the detector used
 to make one per frame: on 40-band arrays a call costs the same whatever its
-size, and these calls were most of the detector's time. Only the three
-recursions (the smoothing, the loud level and the fluctuation) still step
-frame by frame, and the running medians value by value.
+size, and these calls were most of the detector's time. The smoothing is
+one linear filter a block (``scipy.signal.lfilter``, whose arithmetic is
+the recursion's); only the two other recursions (the loud level and the
+fluctuation) still step frame by frame, and the running medians value by
+value.
 
 Every value is computed exactly as frame by frame (minima, differences,
 per-row sums, sorted medians), so the detector's onsets do not depend on the
