@@ -417,3 +417,30 @@ def test_a_fast_chant_in_chatter_is_followed_from_its_second_bar():
     assert found >= 2 and wrong == 0
     starts = [b.start for b in result.tracker.bars]
     assert sum(any(abs(s - b["start"]) < 0.05 for s in starts) for b in t["bars"]) >= 4
+
+
+@pytest.mark.parametrize("bpm, kar_at", [(60, 0.3), (70, 0.3), (90, 0.35), (120, 0.38)])
+def test_a_table_that_sings_its_kar_early_in_the_beat_is_followed(bpm, kar_at):
+    """ "Drakkar" said quickly at a slow tempo puts the "kar" a quarter to 0.4 of a
+    beat in, before the half-beat window: no bar at all was found. Such a table
+    is followed once it has sung its early "kar" twice, from its third bar."""
+    period = 60 / bpm
+    onsets = sung(1.0, period, 6, kar_at=kar_at)
+    tr = track(onsets, tums=3, follow=False, end_t=40.0)
+    lts = [e.t for e in tr.events if isinstance(e, LastTum)]
+    truth = [onsets[5 * b + 4].t for b in range(6)]
+    assert len(lts) >= 4 and all(any(abs(x - y) < 0.02 for y in truth) for x in lts)
+    assert not any(isinstance(e, WrongSong) for e in tr.events)
+
+
+def test_an_early_kar_sung_by_a_group_is_heard_as_the_bar():
+    """The same in a group's voices (espeak-ng, three singers at 70 BPM in pink noise at
+    20 dB, the "kar" 0.3 of a beat after "Drak"): no last Tum was located before."""
+    gen = generator()
+    spec = gen.Spec("early_kar_70bpm", 70, [3] * 6, singers=3, snr_db=20, noise="pink", seed=7,
+                    kar_at=0.3)
+    audio, t = gen.render(spec)
+    result = analyze(audio, tums=3, follow=False)  # as the host hears it
+    found, wrong = _bars_found(result, t)
+    assert found >= 3 and wrong == 0
+    assert events_of(result, WrongSong) == []

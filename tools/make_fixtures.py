@@ -196,6 +196,7 @@ class Spec:
     recorded: bool = False  # real people's recorded words instead of espeak-ng
     rt60: float | None = None  # s: sung in a reverberant room (``room``), before any noise
     drr_db: float = 0.0  # that room's direct-to-reverberant energy ratio
+    kar_at: float = 0.5  # share of a beat after "Drak" where its "kar" is sung
 
 
 SPECS = [
@@ -324,7 +325,7 @@ def render(spec: Spec) -> tuple[np.ndarray, dict]:
         for j, w in enumerate(words):
             events.append({"text": w, "t": beats[j], "bar": bar_index, "beat": j})
             if w == "Drak":
-                events.append({"text": "kar", "t": beats[j] + period / 2, "bar": bar_index,
+                events.append({"text": "kar", "t": beats[j] + period * spec.kar_at, "bar": bar_index,
                                "beat": j})
         last = beats[-1]
         bars.append({"index": bar_index, "start": beats[0], "beats": list(beats), "tums": b,
@@ -338,6 +339,8 @@ def render(spec: Spec) -> tuple[np.ndarray, dict]:
     for ev in events:
         period = bars[ev["bar"]]["period"]
         max_len = period * (0.45 if ev["text"] in ("Drak", "kar") else 0.8)
+        if ev["text"] == "Drak":
+            max_len = min(max_len, period * (spec.kar_at - 0.02))  # done before its "kar"
         starts = []
         for s in singers:
             t = ev["t"] + s.offset + float(rng.normal(0, 0.006))

@@ -52,7 +52,10 @@ card and the host's tick all give the same bars.
 
 Acquisition needs three beats a period apart with an onset on the half beat
 of one of them ("Drak, kar, Tum, Tum" or "Tum, Drak, kar, Tum"), so the
-tracker locks during the first warm-up bar. The lock is provisional until
+tracker locks during the first warm-up bar. A "kar" sung early in its beat
+(a quarter to 0.4 of it: "Drakkar" said quickly at a slow tempo) locks once
+the table sang it so on two "Drak"s, and the half-beat window then follows
+where this table sings its "kar"s. The lock is provisional until
 the rhythm is confirmed (four beats within 12 % of a period of their
 prediction, a second "Drak-kar" one bar later, at most one stray onset):
 people talking are full of syllables and some always fit a grid, but they
@@ -87,6 +90,8 @@ SLAP_ON_BEAT = 0.03
 KAR_AT = 0.11
 #: ... and how strong it must be, times the recent "kar"s (see ChantTracker._plain_kar).
 KAR_STRENGTH = 0.5
+#: An early "kar" (under 0.4 of a beat) locks once sung again this close (share of a beat).
+EARLY_AGAIN = 0.08
 #: A faint "kar" counts when it rises this many times higher than anything on the
 #: half beats where none is sung (see ChantTracker._faint_stands_out).
 FAINT_OVER = 2.0
@@ -384,6 +389,8 @@ class ChantTracker:
         #: Slot numbers and times of the last "Drak-kar"s heard where the song has them.
         self._sung_doubles: list[tuple[int, float]] = []
         self._slot_no = 0
+        #: Early "kar"s seen before a lock: (its "Drak"'s time, share of a beat).
+        self._early_seen: list[tuple[float, float]] = []
         self._last_double_no: int | None = None  # slot number of the last "Drak-kar" taken
         self._phase_heard = 0  # "Drak-kar"s heard where the bars put them, since they last moved
         #: A "Drak-kar" where the song has none, not yet sung again: (slot number,
@@ -514,6 +521,46 @@ class ChantTracker:
         real = sum(x.kind != FAINT for x in r)
         if n < 4:
             return
+        best = self._pattern(r, real, self._half_window)
+        if best is None and real >= 8:
+            best = self._early_pattern(r, real)
+        if best is not None:
+            self._lock(best[1], best[2], best[3], best[4], out)
+
+    def _early_pattern(self, r: list[Onset], real: int):
+        """A lock on a "kar" sung early in its beat, once the table sang it so twice.
+
+        "Drak-kar" is one beat of two syllables, but a table saying "Drakkar"
+        quickly at a slow tempo puts its "kar" a quarter to 0.4 of a beat in
+        (no bar at all was found: the window is 0.4 to 0.75). A "kar" that
+        early is also where a stamping error puts a sung one now and then,
+        and a lock on that lone early "kar" came a bar sooner with a worse
+        period (a play 40 ms early judged on the beat): so an early "kar"
+        locks only once eight onsets passed with no lock and the table sang
+        it a second time, on another "Drak", as far into the beat.
+        """
+        found = self._pattern(r, real, self._early_window, faint=False)
+        if found is None:
+            return None
+        beats, dbl, half, period = found[1], found[2], found[3], found[4]
+        share = (half.t - beats[dbl].t) / period
+        seen = [(t, sh) for t, sh in self._early_seen if t != beats[dbl].t]
+        if any(abs(sh - share) <= EARLY_AGAIN for _, sh in seen):
+            return found
+        self._early_seen = (seen + [(beats[dbl].t, share)])[-4:]
+        return None
+
+    def _early_window(self, dt: float, period: float) -> bool:
+        """Whether ``dt`` after a beat is an early "kar": from a quarter beat (and 150 ms) to 0.4 of one."""
+        return max(0.25 * period, 0.15) <= dt < 0.4 * period
+
+    def _pattern(self, r: list[Onset], real: int, window, faint: bool = True):
+        """The best lock in ``r``: three beats a period apart, one with an onset ``window`` calls its half beat.
+
+        ``faint``: a faint rise may be that onset (never an early "kar": the
+        "Drak"'s own vowel rises there).
+        """
+        n = len(r)
         d = r[-1]  # the newest onset is always the last beat of the pattern
         best = None
         for ci in range(n - 2, 0, -1):
@@ -533,8 +580,8 @@ class ChantTracker:
                     # A faint "kar" only once eight onsets passed with no lock:
                     # in a room that swallows the "kar"s, not before a sung one.
                     mids = sorted((k for k in range(lo + 1, hi)
-                                   if self._half_window(r[k].t - base, p)
-                                   and (r[k].kind != FAINT or real >= 8)),
+                                   if window(r[k].t - base, p)
+                                   and (r[k].kind != FAINT or (faint and real >= 8))),
                                   key=lambda k: r[k].kind == FAINT)  # a sung "kar" first
                     if not mids:
                         continue
@@ -558,8 +605,7 @@ class ChantTracker:
                     if extra <= 1 and (best is None or key < best[0]):
                         beats = [a, c, d]
                         best = (key, beats, beats.index(r[dbl]), r[mids[0]], p)
-        if best is not None:
-            self._lock(best[1], best[2], best[3], best[4], out)
+        return best
 
     def _faint_stands_out(self, r: list[Onset], mid: int, others: list[int], period: float) -> bool:
         """Whether the faint "kar" ``r[mid]`` rises twice as high as anything on the other beats' half beats.
@@ -586,8 +632,18 @@ class ChantTracker:
         return self._half_window(o.t - s.t, s.period) or self._half_window(o.t - s.b, s.period)
 
     def _half_window(self, dt: float, period: float) -> bool:
-        """Whether an onset ``dt`` after a beat's onset is that beat's half beat ("kar")."""
-        return 0.4 * period <= dt <= 0.75 * period
+        """Whether an onset ``dt`` after a beat's onset is that beat's half beat ("kar").
+
+        From 0.4 to 0.75 of a beat; from earlier when this table's own
+        "kar"s come earlier (see :meth:`_early_pattern`), down to 0.12 of a
+        beat before them.
+        """
+        lo = 0.4
+        if self._period is not None and self._kars:
+            at = median_high(r for _, r in self._kars)
+            if at < 0.4:
+                lo = max(0.25, at - 0.12)
+        return max(lo * period, min(0.15, 0.4 * period)) <= dt <= 0.75 * period
 
     def _lock(self, beats: list[Onset], dbl: int, half: Onset, period: float,
               out: list[Event]) -> None:
