@@ -325,8 +325,8 @@ def render(spec: Spec) -> tuple[np.ndarray, dict]:
         for j, w in enumerate(words):
             events.append({"text": w, "t": beats[j], "bar": bar_index, "beat": j})
             if w == "Drak":
-                events.append({"text": "kar", "t": beats[j] + period * spec.kar_at, "bar": bar_index,
-                               "beat": j})
+                events.append({"text": "kar", "t": beats[j] + period * spec.kar_at,
+                               "bar": bar_index, "beat": j})
         last = beats[-1]
         bars.append({"index": bar_index, "start": beats[0], "beats": list(beats), "tums": b,
                      "reversed": rev, "last_tum": last, "period": period})

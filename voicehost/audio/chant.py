@@ -70,7 +70,7 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 from statistics import median_high
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from voicehost.audio.onsets import FAINT, SLAP, Onset
 
@@ -95,6 +95,9 @@ EARLY_AGAIN = 0.08
 #: Three "Drak-kar"s in a row with their half beats this near the middle of the beat
 #: (share of a beat) say the lock is at twice the table's period.
 TWICE_AT = 0.06
+#: A lock found in the recent onsets: (its rank, the three beats, which of them is
+#: the "Drak-kar", its "kar", the period).
+_Pattern = tuple[tuple[int, float], list[Onset], int, Onset, float]
 #: A faint "kar" counts when it rises this many times higher than anything on the
 #: half beats where none is sung (see ChantTracker._faint_stands_out).
 FAINT_OVER = 2.0
@@ -549,7 +552,7 @@ class ChantTracker:
         if best is not None:
             self._lock(best[1], best[2], best[3], best[4], out)
 
-    def _early_pattern(self, r: list[Onset], real: int):
+    def _early_pattern(self, r: list[Onset], real: int) -> _Pattern | None:
         """A lock on a "kar" sung early in its beat, once the table sang it so twice.
 
         "Drak-kar" is one beat of two syllables, but a table saying "Drakkar"
@@ -573,11 +576,12 @@ class ChantTracker:
         return None
 
     def _early_window(self, dt: float, period: float) -> bool:
-        """Whether ``dt`` after a beat is an early "kar": from a quarter beat (and 150 ms) to 0.4 of one."""
+        """Whether ``dt`` after a beat is an early "kar": a quarter beat (and 150 ms) to 0.4 of one."""
         return max(0.25 * period, 0.15) <= dt < 0.4 * period
 
-    def _pattern(self, r: list[Onset], real: int, window, faint: bool = True):
-        """The best lock in ``r``: three beats a period apart, one with an onset ``window`` calls its half beat.
+    def _pattern(self, r: list[Onset], real: int, window: Callable[[float, float], bool],
+                 faint: bool = True) -> _Pattern | None:
+        """The best lock in ``r``: three beats a period apart, one with a "kar" where ``window`` says.
 
         ``faint``: a faint rise may be that onset (never an early "kar": the
         "Drak"'s own vowel rises there).
