@@ -547,8 +547,12 @@ class ChantTracker:
         if n < 4:
             return
         best = self._pattern(r, real, self._half_window)
-        if best is None and real >= 8:
-            best = self._early_pattern(r, real)
+        if real >= 8 and (best is None or best[3].kind == FAINT):
+            # A faint rise on the half beat is not this table's "kar" when it
+            # sings one, early, on the same "Drak" (see _early_pattern).
+            early = self._early_pattern(r, real)
+            if early is not None:
+                best = early
         if best is not None:
             self._lock(best[1], best[2], best[3], best[4], out)
 
@@ -561,8 +565,9 @@ class ChantTracker:
         early is also where a stamping error puts a sung one now and then,
         and a lock on that lone early "kar" came a bar sooner with a worse
         period (a play 40 ms early judged on the beat): so an early "kar"
-        locks only once eight onsets passed with no lock and the table sang
-        it a second time, on another "Drak", as far into the beat.
+        locks only once eight onsets passed with no lock (or with a lock on
+        a faint rise alone) and the table sang it a second time, on another
+        "Drak", as far into the beat.
         """
         found = self._pattern(r, real, self._early_window, faint=False)
         if found is None:
