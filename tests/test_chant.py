@@ -340,6 +340,12 @@ def test_a_chant_in_real_voices(k):
     assert F >= 0.85
 
 
+def assert_last_tums_on(tr, truth: list[float], at_least: int) -> None:
+    """At least ``at_least`` last Tums were heard, each within 20 ms of a true one."""
+    lts = [e.t for e in tr.events if isinstance(e, LastTum)]
+    assert len(lts) >= at_least and all(any(abs(x - y) < 0.02 for y in truth) for x in lts), lts
+
+
 def _bars_found(result, truth) -> tuple[int, int]:
     """True last Tums located (within 150 ms, as the benchmark counts), and last Tums far from any."""
     located = [e.t for e in events_of(result, LastTum)]
@@ -372,9 +378,7 @@ def test_faint_kars_lock_only_where_they_stand_out():
     faint = [Onset(o.t, 3.0, FAINT, o.detected_t) if (k % 5) == 1 else o
              for k, o in enumerate(plain)]
     tr = track(faint, tums=3, follow=False, end_t=20.0)
-    lts = [e.t for e in tr.events if isinstance(e, LastTum)]
-    truth = [plain[5 * b + 4].t for b in range(6)]
-    assert len(lts) >= 4 and all(any(abs(x - y) < 0.02 for y in truth) for x in lts)
+    assert_last_tums_on(tr, [plain[5 * b + 4].t for b in range(6)], at_least=4)
     chatter = [Onset(o.t + 0.5 * period, 3.0, FAINT, o.detected_t + 0.5 * period)
                for k, o in enumerate(plain) if (k % 5) in (2, 3)]
     tr = track(sorted(faint + chatter, key=lambda o: o.t), tums=3, follow=False, end_t=20.0)
@@ -427,9 +431,7 @@ def test_a_table_that_sings_its_kar_early_in_the_beat_is_followed(bpm, kar_at):
     period = 60 / bpm
     onsets = sung(1.0, period, 6, kar_at=kar_at)
     tr = track(onsets, tums=3, follow=False, end_t=40.0)
-    lts = [e.t for e in tr.events if isinstance(e, LastTum)]
-    truth = [onsets[5 * b + 4].t for b in range(6)]
-    assert len(lts) >= 4 and all(any(abs(x - y) < 0.02 for y in truth) for x in lts)
+    assert_last_tums_on(tr, [onsets[5 * b + 4].t for b in range(6)], at_least=4)
     assert not any(isinstance(e, WrongSong) for e in tr.events)
 
 
@@ -462,9 +464,7 @@ def test_a_lock_at_twice_the_period_is_dropped():
     del onsets[1:3]  # the first bar's "kar" and first Tum
     tr = track(onsets, tums=3, follow=False, end_t=20.0)
     assert not any(isinstance(e, WrongSong) for e in tr.events)
-    lts = [e.t for e in tr.events if isinstance(e, LastTum)]
-    truth = [0.6 + (4 * b + 3) * period for b in range(6)]
-    assert len(lts) >= 4 and all(any(abs(x - y) < 0.02 for y in truth) for x in lts)
+    assert_last_tums_on(tr, [0.6 + (4 * b + 3) * period for b in range(6)], at_least=4)
 
 
 def test_a_chant_in_an_echoing_room_is_not_followed_at_twice_its_period():

@@ -88,16 +88,14 @@ class BandStats:
         n, nb = levels.shape
         # Smoothing: 0.6 of the last value and 0.4 of the new, a first-order
         # filter (lfilter's arithmetic is the recursion's, value for value).
+        # A stream's first smoothed value is its first level.
         fresh = self._smooth is None
-        if fresh:
-            smooth = np.empty_like(levels)
-            smooth[0] = levels[0]
-            if n > 1:
-                smooth[1:] = self._lfilter([0.4], [1.0, -0.6], levels[1:], axis=0,
-                                           zi=(levels[0] * self._k["keep"])[None])[0]
-        else:
-            smooth = self._lfilter([0.4], [1.0, -0.6], levels, axis=0,
-                                   zi=(self._smooth * self._k["keep"])[None])[0]
+        start, prev = (1, levels[0]) if fresh else (0, self._smooth)
+        smooth = np.empty_like(levels)
+        smooth[0] = levels[0]
+        if n > start:
+            smooth[start:] = self._lfilter([0.4], [1.0, -0.6], levels[start:], axis=0,
+                                           zi=(prev * self._k["keep"])[None])[0]
 
         # Minimum statistics: minima of ``SUB``-frame sub-blocks, kept for
         # ``floor_frames``; the floor is the least of those and of the

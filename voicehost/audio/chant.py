@@ -187,6 +187,12 @@ class _Slot:
             return 0.5 * (self.onset.t + self.b)
         return self.onset.t
 
+    @property
+    def half_at(self) -> float:
+        """Where its half-beat onset (the "kar") fell after its onset, as a share of the beat."""
+        assert self.onset is not None and self.half is not None
+        return (self.half.t - self.onset.t) / self.period
+
 
 class ChantTracker:
     """Online chant tracker (see module docstring).
@@ -660,10 +666,16 @@ class ChantTracker:
         confirmed (held-out seed 1, babble at 20 dB, 149 BPM: no bar of five
         located). The beat predicted for the slot is the second reference.
         """
-        return self._half_window(o.t - s.t, s.period) or self._half_window(o.t - s.b, s.period)
+        lo, hi = self._half_bounds(s.period)
+        return lo <= o.t - s.t <= hi or lo <= o.t - s.b <= hi
 
     def _half_window(self, dt: float, period: float) -> bool:
-        """Whether an onset ``dt`` after a beat's onset is that beat's half beat ("kar").
+        """Whether an onset ``dt`` after a beat's onset is that beat's half beat ("kar")."""
+        lo, hi = self._half_bounds(period)
+        return lo <= dt <= hi
+
+    def _half_bounds(self, period: float) -> tuple[float, float]:
+        """The half-beat window (s after the beat).
 
         From 0.4 to 0.75 of a beat; from earlier when this table's own
         "kar"s come earlier (see :meth:`_early_pattern`), down to 0.12 of a
@@ -674,7 +686,7 @@ class ChantTracker:
             at = median_high(r for _, r in self._kars)
             if at < 0.4:
                 lo = max(0.25, at - 0.12)
-        return max(lo * period, min(0.15, 0.4 * period)) <= dt <= 0.75 * period
+        return max(lo * period, min(0.15, 0.4 * period)), 0.75 * period
 
     def _lock(self, beats: list[Onset], dbl: int, half: Onset, period: float,
               out: list[Event]) -> None:
@@ -828,9 +840,9 @@ class ChantTracker:
         self._slot_no += 1
         if double:
             self._doubles.append(self._slot_no)
-            self._double_at.append((s.half.t - s.onset.t) / s.period)
+            self._double_at.append(s.half_at)
         if double and s.pos == expected_double and s.half.kind != FAINT:
-            self._kars.append((s.half.strength, (s.half.t - s.onset.t) / s.period))
+            self._kars.append((s.half.strength, s.half_at))
         if double and s.pos != expected_double and not self._plain_kar(s):
             double = False  # chatter on the half beat: no reason to doubt the song
             s.half = None
@@ -997,8 +1009,7 @@ class ChantTracker:
         table sings its "kar"s (a table that swings them late is followed)
         and not faint.
         """
-        assert s.half is not None and s.onset is not None
-        ratio = (s.half.t - s.onset.t) / s.period
+        ratio = s.half_at
         if not self._kars:
             return abs(ratio - 0.51) <= KAR_AT
         if abs(ratio - median_high(r for _, r in self._kars)) > KAR_AT:

@@ -368,12 +368,8 @@ class OnsetDetector:
             # the stateful part then runs frame by frame.
             first_end = (self._frame + 1) * hop - self._hist_start
             first = first_end - n_fft
-            # Overlapping rows over the history (just concatenated, so
-            # contiguous); the constructor costs a quarter of as_strided.
-            item = self._hist.itemsize
-            frames = np.ndarray((n_new, n_fft), dtype=self._hist.dtype, buffer=self._hist,
-                                offset=first * item, strides=(hop * item, item))
-            frames.flags.writeable = False
+            # Overlapping rows over the history (just concatenated, so contiguous).
+            frames = _rows(self._hist, first, n_new, n_fft, hop)
             spec = self._rfft(frames * self.window, axis=1)[:, self._lo : self._hi]
             power = spec.real**2 + spec.imag**2
             mel = np.add.reduceat(power[:, self._mel_bins] * self._mel_weights, self._mel_runs, axis=1)
@@ -1021,11 +1017,7 @@ class OnsetDetector:
         np.subtract(x[1:], x[:-1], out=seg[1:])
         if w_win is not None and len(seg) > 8 * ms:
             win = 4 * ms
-            # The windows every millisecond, as rows over ``seg`` (a sliding
-            # view costs several times as much to make).
-            item = seg.itemsize
-            frames = np.ndarray(((len(seg) - win) // ms + 1, win), dtype=seg.dtype, buffer=seg,
-                                strides=(ms * item, item))
+            frames = _rows(seg, 0, (len(seg) - win) // ms + 1, win, ms)  # one a millisecond
             spec = self._rfft(frames * self._short_window, axis=1)
             e = (spec.real**2 + spec.imag**2) @ w_win
             # Frame k covers samples k*ms .. k*ms + win: put it at its centre.
@@ -1121,6 +1113,19 @@ class OnsetDetector:
         # 2.5 kHz than between 400 Hz and 2 kHz; a slap is nearly flat.
         tilt = _quantile(now[self._upper :], 0.5) - _quantile(now[self._mid[0] : self._mid[1]], 0.5)
         return SLAP if tilt > p.slap_tilt - (0.5 if loose else 0.0) else VOICE
+
+
+def _rows(x: np.ndarray, start: int, n: int, width: int, step: int) -> np.ndarray:
+    """``n`` overlapping windows of contiguous ``x`` from ``start``, ``step`` apart, as read-only rows.
+
+    The ndarray constructor costs a quarter of ``as_strided`` and less still
+    of ``sliding_window_view``: this runs for every block and every onset.
+    """
+    item = x.itemsize
+    rows = np.ndarray((n, width), dtype=x.dtype, buffer=x, offset=start * item,
+                      strides=(step * item, item))
+    rows.flags.writeable = False
+    return rows
 
 
 def _quantile(values: np.ndarray, q: float) -> float:
