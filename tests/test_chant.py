@@ -423,6 +423,35 @@ def test_a_fast_chant_in_chatter_is_followed_from_its_second_bar():
     assert sum(any(abs(s - b["start"]) < 0.05 for s in starts) for b in t["bars"]) >= 4
 
 
+@pytest.mark.parametrize("bpm", [70, 100, 140])
+@pytest.mark.parametrize("tums", [1, 2, 3])
+def test_a_chant_whose_kars_are_lost_after_the_lock_is_followed(bpm, tums):
+    """Only the first bar's "kar" heard (chatter buries the others): the lock kept
+    time for bars and was never confirmed, no last Tum at all. Eight beats in time
+    now confirm it, and every bar from the lock on is followed."""
+    period = 60 / bpm
+    per = tums + 2  # onsets in a bar
+    onsets = sung(1.0, period, 8, tums=tums)
+    heard = [o for i, o in enumerate(onsets) if not (i % per == 1 and i >= per)]
+    tr = track(heard, tums=tums, follow=False, end_t=40.0)
+    assert_last_tums_on(tr, [onsets[per * b + per - 1].t for b in range(8)], at_least=7)
+    assert not any(isinstance(e, WrongSong) for e in tr.events)
+
+
+def test_a_chant_in_loud_chatter_is_followed_without_its_kars():
+    """Held-out seed 4, chant 0 (five singers at 128 BPM, three Tums, babble at 10 dB):
+    after the lock its "kar"s rose no higher than the chatter on the other half
+    beats, and no last Tum was located although eleven beats kept time. Now three
+    are, none misplaced."""
+    gen = generator()
+    spec = gen.held_out_specs(4)[0]
+    assert spec.noise == "babble" and spec.snr_db == 10 and spec.bpm == 128
+    audio, t = gen.render(spec)
+    result = analyze(audio, tums=t["expected_tums"], follow=False)  # as the host hears it
+    found, wrong = _bars_found(result, t)
+    assert found >= 3 and wrong == 0
+
+
 @pytest.mark.parametrize("bpm, kar_at", [(60, 0.3), (70, 0.3), (90, 0.35), (120, 0.38)])
 def test_a_table_that_sings_its_kar_early_in_the_beat_is_followed(bpm, kar_at):
     """ "Drakkar" said quickly at a slow tempo puts the "kar" a quarter to 0.4 of a

