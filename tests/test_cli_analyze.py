@@ -140,3 +140,36 @@ def test_judge_plot_shows_the_verdicts(tmp_path):
     out = vh("judge", str(CLEAN), "--plays", str(path), "--plot", str(png))
     assert out.returncode == 0, out.stderr
     assert "on beat" in out.stdout and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_plot_draws_each_play_with_the_window_it_was_judged_against():
+    """A person looking at a late play sees it outside the shaded window around its last
+    Tum, and, when a slap timed it, where it was declared."""
+    import matplotlib.pyplot as plt
+
+    from voicehost.audio.analysis import analyze, judge_plays
+    from voicehost.audio.plot import draw_analysis
+
+    result = analyze(CLEAN, tums=3, record=True)
+    slap = next(o.t for o in result.onsets if o.kind == "slap")  # a card slapped on a last Tum
+    verdicts = judge_plays(result, [{"t": 2.45}, {"t": 7.7}, {"t": slap + 0.2}], "hard")
+    assert [v.verdict for v in verdicts] == ["on_beat", "late", "on_beat"]
+    assert verdicts[2].timed_by == "slap"
+    fig = draw_analysis(result, "plays", verdicts)
+    try:
+        top = fig.axes[0]
+        spans = []
+        for patch in top.patches:
+            xs = patch.get_patch_transform().transform(patch.get_path().vertices)[:, 0]
+            spans.append((xs.min(), xs.max()))
+        for v, (lo, hi) in zip(verdicts, spans, strict=True):
+            centre = v.last_tum + v.perceptual_offset_ms / 1000
+            assert (lo, hi) == pytest.approx((centre - 0.06, centre + 0.06))
+            assert (lo <= v.t <= hi) == (v.verdict == "on_beat")
+        dotted = [line.get_xdata()[0] for line in top.get_lines() if line.get_linestyle() == ":"
+                  and line.get_color() == "0.4"]
+        assert dotted == [pytest.approx(slap + 0.2)]
+        labels = top.get_legend_handles_labels()[1] + [t.get_text() for t in top.get_legend().texts]
+        assert "on-beat window" in labels and "song stopped" in labels
+    finally:
+        plt.close(fig)
