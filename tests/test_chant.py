@@ -452,6 +452,34 @@ def test_a_chant_in_loud_chatter_is_followed_without_its_kars():
     assert found >= 3 and wrong == 0
 
 
+def test_a_song_that_stops_a_beat_short_of_confirmation_is_kept():
+    """Three bars of one Tum, the first "kar" unheard: the lock came on the second bar,
+    three beats in time and two "Drak-kar"s a bar apart followed, and the table
+    stopped, a beat short of the four that confirm a lock. The lock was dropped and
+    its two last Tums with it. A beat fewer still (two bars) is no song."""
+    period = 0.5
+    onsets = sung(1.0, period, 3, tums=1)
+    tr = track(onsets[:1] + onsets[2:], tums=1, follow=False, end_t=10.0)
+    assert [e.t for e in tr.events if isinstance(e, LastTum)] == pytest.approx([2.5, 3.5])
+    assert [e.t for e in tr.events if isinstance(e, SongStopped)] == pytest.approx([4.0])
+    tr = track(onsets[:1] + onsets[2:6], tums=1, follow=False, end_t=10.0)
+    assert tr.bars == [] and tr.events == []
+
+
+def test_a_short_song_in_real_voices_that_locked_late_is_followed():
+    """Real voices, seed 1, chant 3 (three people, one Tum at 119 BPM, white noise at
+    20 dB): a Tum heard as a slap with its vowel apart delayed the lock, and the
+    five-bar song ended a beat before it was confirmed: no bar was followed. Now
+    three last Tums are, none misplaced."""
+    gen = generator()
+    spec = gen.real_voice_specs(1)[3]
+    assert spec.noise == "white" and spec.snr_db == 20 and spec.bars == [1] * 5
+    audio, t = gen.render(spec)
+    result = analyze(audio, tums=t["expected_tums"], follow=False)  # as the host hears it
+    found, wrong = _bars_found(result, t)
+    assert found >= 3 and wrong == 0
+
+
 @pytest.mark.parametrize("bpm, kar_at", [(60, 0.3), (70, 0.3), (90, 0.35), (120, 0.38)])
 def test_a_table_that_sings_its_kar_early_in_the_beat_is_followed(bpm, kar_at):
     """ "Drakkar" said quickly at a slow tempo puts the "kar" a quarter to 0.4 of a
