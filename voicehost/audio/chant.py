@@ -381,7 +381,7 @@ class ChantTracker:
 
         A short song stops a beat short of the four beats that confirm a
         lock: a table that stops for a play after a few bars, a recording
-        that ends. One "Tum" sung at 120 BPM in white noise (real voices,
+        that ends. One "Tum" sung at 119 BPM in white noise (real voices,
         seed 1, chant 3) locked late, on a Tum heard as a slap and its vowel
         heard apart; then three beats came in time, with "Drak-kar"s a bar
         apart, and the song ended: none of its five bars was followed. The

@@ -16,14 +16,14 @@ import numpy as np
 
 def plot_analysis(analysis, path: str | Path, title: str = "", verdicts: Sequence = ()) -> Path:
     """Draw ``analysis`` (with ``record=True``) to a PNG at ``path``."""
-    import matplotlib.pyplot as plt
-
     from voicehost.errors import VoicehostError
 
     path = Path(path)
     if path.parent and not path.parent.exists():
         raise VoicehostError(f"{path.parent}: no such folder for the plot; create it first.")
-    fig = draw_analysis(analysis, title, verdicts)
+    fig = draw_analysis(analysis, title, verdicts)  # selects the Agg backend first
+    import matplotlib.pyplot as plt
+
     try:
         fig.savefig(path, dpi=90)
     except (OSError, ValueError) as exc:
