@@ -301,8 +301,7 @@ def test_a_kar_of_chatter_does_not_move_the_bars_for_good():
     found, 4 misplaced and a wrong song announced)."""
     gen = generator()
     spec = replace(gen.real_voice_specs(1)[6], rt60=0.5, drr_db=0.0)
-    audio, t = gen.render(spec)
-    result = analyze(audio, tums=t["expected_tums"], follow=False)  # as the host hears it
+    result, t = as_the_host_hears(spec)
     assert events_of(result, WrongSong) == []
     located = [e.t for e in events_of(result, LastTum)]
     assert sum(any(abs(x - b["last_tum"]) < 0.05 for x in located) for b in t["bars"]) >= 4
@@ -346,6 +345,12 @@ def assert_last_tums_on(tr, truth: list[float], at_least: int) -> None:
     assert len(lts) >= at_least and all(any(abs(x - y) < 0.02 for y in truth) for x in lts), lts
 
 
+def as_the_host_hears(spec):
+    """Render ``spec`` and analyse it as the live host does: told the song, not following it."""
+    audio, t = generator().render(spec)
+    return analyze(audio, tums=t["expected_tums"], follow=False), t
+
+
 def _bars_found(result, truth) -> tuple[int, int]:
     """True last Tums located (within 150 ms, as the benchmark counts), and last Tums far from any."""
     located = [e.t for e in events_of(result, LastTum)]
@@ -362,8 +367,7 @@ def test_a_room_that_swallows_the_kars_still_has_bars(seed, k):
     beats where nothing is sung, and now tells where the bars begin."""
     gen = generator()
     spec = replace(gen.held_out_specs(seed)[k], rt60=0.5, drr_db=0.0)
-    audio, t = gen.render(spec)
-    result = analyze(audio, tums=t["expected_tums"], follow=False)  # as the host hears it
+    result, t = as_the_host_hears(spec)
     assert not any(o.kind == FAINT for o in result.onsets)  # faint rises are the tracker's only
     found, wrong = _bars_found(result, t)
     assert found >= 3 and wrong == 0
@@ -415,8 +419,7 @@ def test_a_fast_chant_in_chatter_is_followed_from_its_second_bar():
     gen = generator()
     spec = gen.held_out_specs(1)[4]
     assert spec.noise == "babble" and spec.snr_db == 20 and spec.bpm == 149
-    audio, t = gen.render(spec)
-    result = analyze(audio, tums=t["expected_tums"], follow=False)  # as the host hears it
+    result, t = as_the_host_hears(spec)
     found, wrong = _bars_found(result, t)
     assert found >= 2 and wrong == 0
     starts = [b.start for b in result.tracker.bars]
@@ -446,8 +449,7 @@ def test_a_chant_in_loud_chatter_is_followed_without_its_kars():
     gen = generator()
     spec = gen.held_out_specs(4)[0]
     assert spec.noise == "babble" and spec.snr_db == 10 and spec.bpm == 128
-    audio, t = gen.render(spec)
-    result = analyze(audio, tums=t["expected_tums"], follow=False)  # as the host hears it
+    result, t = as_the_host_hears(spec)
     found, wrong = _bars_found(result, t)
     assert found >= 3 and wrong == 0
 
@@ -474,8 +476,7 @@ def test_a_short_song_in_real_voices_that_locked_late_is_followed():
     gen = generator()
     spec = gen.real_voice_specs(1)[3]
     assert spec.noise == "white" and spec.snr_db == 20 and spec.bars == [1] * 5
-    audio, t = gen.render(spec)
-    result = analyze(audio, tums=t["expected_tums"], follow=False)  # as the host hears it
+    result, t = as_the_host_hears(spec)
     found, wrong = _bars_found(result, t)
     assert found >= 3 and wrong == 0
 
