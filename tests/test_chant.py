@@ -263,6 +263,26 @@ def test_people_talking_is_not_a_song():
                        for e in result.events)
 
 
+@pytest.mark.parametrize("tums", [1, 3])
+def test_words_whose_pace_wanders_are_not_a_song(tums):
+    """Real spoken digits one after another with pauses up to 0.22 s: their pace wandered
+    from 109 to 140 "BPM" in the first bars, the phase-locked loop followed it word
+    by word, and six bars of a one-Tum song (three of three Tums) were confirmed. A
+    table keeps its tempo from the first bar: a lock whose tempo moved more than 8 %
+    before it was confirmed is dropped."""
+    files = sorted((REAL / "fsdd").glob("*.wav"))
+    assert len(files) >= 60, f"the real recordings are missing: {REAL}"
+    rng = np.random.default_rng(109)
+    gap = rng.uniform(0.0, 0.4)
+    parts = []
+    for i in rng.choice(len(files), 50, replace=False):
+        parts.append(read_audio(files[i]))
+        parts.append(np.zeros(int(rng.uniform(0.0, gap) * 16000), dtype=np.float32))
+    result = analyze(np.concatenate(parts), tums=tums)
+    assert len(result.onsets) > 50
+    assert result.tracker.bars == [] and events_of(result, LastTum) == []
+
+
 @pytest.mark.parametrize("kar_at, where, strength, then, wrong", [
     (0.48, 0.70, 12.0, 3, False),  # chatter late in the half-beat window: no "kar" sings there
     (0.48, 0.50, 5.5, 3, False),   # a faint sound on the half beat: under half the table's "kar"s
