@@ -372,7 +372,7 @@ class ChantTracker:
         misplaced three.
         """
         lo, hi = self._periods
-        return hi / lo - 1 > self.tempo_change
+        return hi > lo * (1 + self.tempo_change)
 
     def _kept_time(self) -> bool:
         """Whether ``KEPT_TIME`` beats came in time and no "Drak-kar" since the lock disagrees.
@@ -453,7 +453,7 @@ class ChantTracker:
     def _unlock(self) -> None:
         self._period: float | None = None
         self._ref_period: float | None = None
-        #: The least and the most period since a provisional lock (see _wandered).
+        #: The least and the most period since a provisional lock (see _wandered; none yet).
         self._periods = (math.inf, math.inf)
         self._recent: list[Onset] = []
         #: A provisional lock's onsets, from its first beat on, in time order.
