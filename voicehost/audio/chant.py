@@ -365,8 +365,8 @@ class ChantTracker:
         another do not, and the phase-locked loop follows them from word to
         word. Real spoken digits (twelve sequences of fifty from the Free
         Spoken Digit Dataset, about six minutes) were confirmed as songs
-        whose tempo wandered 10 to 28 % within their first bars (109 to 140
-        BPM in five bars): 42 bars over the three songs. Dropping such a
+        whose tempo wandered more than 8 % within their first bars (up to
+        28 %: 109 to 140 BPM in five bars): 42 bars over the three songs. Dropping such a
         lock leaves 33, and changed no bar of the chants measured (twelve
         sets, and the early-"kar" chants); at 6 % it lost a bar and
         misplaced three.
