@@ -239,7 +239,6 @@ class ChantTracker:
         # sounds after a song ends: 0.03).
         self.beat_ratio = 0.12
         self._pending_song: tuple[int, bool] | None = None
-        self._kept_at_stop = False  # a lock kept as it stopped (_stopped_short): its step goes out
         self._told = (tums, reversed)  # the song the game last told
         self._told_before: tuple[int, bool] | None = None  # ... and the one before it
         self.bars: list[Bar] = []
@@ -324,12 +323,13 @@ class ChantTracker:
         stopped a beat short: :meth:`_stopped_short`). Chatter can bury
         every "kar" after the lock's own (:meth:`_kept_time`).
         """
-        if was_confirmed or self._kept_at_stop:
-            self._kept_at_stop = False
+        # A stop is reported only for a confirmed lock: one kept as it stopped
+        # (_stopped_short) has unlocked already, and its step goes out whole.
+        if was_confirmed or any(isinstance(e, SongStopped) for e in step):
             return step
         if self._period is None:  # never locked, or a provisional lock was dropped
             return []
-        if self._offgrid >= 3 or self._twice_the_period() or self._wandered():
+        if self._doubtful():
             self._reject()
             return []
         self._held += step
@@ -339,6 +339,15 @@ class ChantTracker:
             released, self._held = self._held, []
             return released
         return []
+
+    def _doubtful(self) -> bool:
+        """Whether a provisional lock is dropped.
+
+        Three stray onsets, a lock at twice the table's period, or a tempo
+        that wandered; also what keeps a lock that stops a beat short from
+        being kept.
+        """
+        return self._offgrid >= 3 or self._twice_the_period() or self._wandered()
 
     def _twice_the_period(self) -> bool:
         """Whether the last three beats were all "Drak-kar"s, each half beat right in the middle.
@@ -407,7 +416,7 @@ class ChantTracker:
         sequences of fifty (28 before, from locks confirmed as usual).
         """
         return (self._tight >= self.confirm_beats - 1 and self._offgrid == 0
-                and self._bar_seen() and not self._twice_the_period() and not self._wandered())
+                and self._bar_seen() and not self._doubtful())
 
     def _bar_seen(self) -> bool:
         """Two "Drak-kar"s whole bars of the expected song apart, or one same bar twice.
@@ -884,7 +893,6 @@ class ChantTracker:
             self._confirmed = True
             out[:0] = self._held
             self._held = []
-            self._kept_at_stop = True  # for _gate: this step goes out, lock or not
         if not self._confirmed:
             self._reject()  # never a song: no stop to report either
             return
