@@ -488,6 +488,36 @@ def test_a_song_that_stops_a_beat_short_of_confirmation_is_kept():
     assert tr.bars == [] and tr.events == []
 
 
+@pytest.mark.parametrize("seed, k", [(2, 1), (3, 3)])
+def test_a_lock_a_beat_off_is_no_wrong_song(seed, k):
+    """Held-out chants in babble (10 and 15 dB, two Tums): the lock rested on a
+    syllable of chatter on a Tum's half beat, so the bars began on that Tum; the
+    table's next "Drak-kar" then fell where the bars had none, and the host told a
+    table singing the song it was asked for that it sang one Tum. The plainer
+    "kar" now places the bars, and the song stays the one expected."""
+    spec = generator().held_out_specs(seed)[k]
+    assert spec.noise == "babble" and spec.bars == [2] * 5
+    result, t = as_the_host_hears(spec)
+    assert events_of(result, WrongSong) == []
+    found, _ = _bars_found(result, t)
+    assert found >= 4
+
+
+def test_a_table_that_sings_the_wrong_song_from_the_start_is_told_so():
+    """The other side of the rule above: told three Tums, a table that sings two from
+    its first bar has two plain "Drak-kar"s one against one at first; the third
+    repeats the second's bar, and the host says so by then (a bar later than
+    before the rule, when the second "kar" was sung stronger than the first)."""
+    name = "g5_75bpm_wrong_2tums_snr15"
+    result = analyze(wav(name), tums=3, follow=False)
+    bars = truth(name)["bars"]
+    wrong = events_of(result, WrongSong)
+    assert wrong and all((e.expected_tums, e.heard_tums) == (3, 2) for e in wrong)
+    assert wrong[0].t < bars[2]["start"] + 0.05
+    assert wrong[-1].t > bars[-1]["start"] - 0.05  # and in every bar after
+    assert [b.tums for b in result.tracker.bars] == [2] * len(result.tracker.bars)
+
+
 def test_a_short_song_in_real_voices_that_locked_late_is_followed():
     """Real voices, seed 1, chant 3 (three people, one Tum at 119 BPM, white noise at
     20 dB): a Tum heard as a slap with its vowel apart delayed the lock, and the

@@ -34,11 +34,14 @@ card and the host's tick all give the same bars.
   and held-out chants: error beyond 30 ms in 10 of them as the slap, 1 halfway);
 * a double in the wrong place means the table sang a different song
   (:class:`WrongSong`, with the number of Tums heard), if its "kar" is
-  plainly sung (near the half beat, not faint): chatter is not; and, once
-  two doubles in a row fell where the bars put them, only when the table
-  sings that song again (a bar later), unless it is the song the game told
-  before the last change; no onset where one was due for 1.5 beats means
-  the song stopped (:class:`SongStopped`);
+  plainly sung (near the half beat, not faint): chatter is not. Once two
+  doubles in a row fell where the bars put them, it is believed only when
+  the table sings that song again (a bar later), unless it is the song the
+  game told before the last change. Before the lock is confirmed it is one
+  "Drak-kar" against the lock's own, which may have rested on chatter: the
+  plainer "kar" places the bars, and the song stays the one expected;
+* no onset where one was due for 1.5 beats means the song stopped
+  (:class:`SongStopped`);
 * a room's echo swallows the "kar": the detector hands on faint rises
   (``FAINT`` onsets, under its threshold) for the tracker alone. One is
   never a beat; it may be the "kar" of a beat where a bar begins, when it
@@ -500,6 +503,8 @@ class ChantTracker:
         #: slots since the "Drak-kar" before it).
         self._suspect: tuple[int, int] | None = None
         self._lock_tums = self.tums if hasattr(self, "tums") else 3
+        #: The strength of the "kar" a provisional lock was made on (None: a faint rise).
+        self._lock_kar: float | None = None
         # A provisional lock's undo: bars and bar count before it, the onsets it
         # put on the grid, the song expected when it was made.
         self._lock_state: tuple[int, int, set[float], tuple[int, bool]] | None = None
@@ -768,6 +773,7 @@ class ChantTracker:
         self._apply_song()
         self._lock_state = (len(self.bars), self._bar_count, set(), (self.tums, self.reversed))
         self._lock_tums = self.tums  # the song expected, before anything heard changes it
+        self._lock_kar = half.strength if half.kind != FAINT else None
         self._pos = 0 if not self.reversed else self.tums
         seq = list(beats[dbl:])
         if self.reversed:
@@ -927,6 +933,9 @@ class ChantTracker:
         if double and s.pos != expected_double and not self._plain_kar(s):
             double = False  # chatter on the half beat: no reason to doubt the song
             s.half = None
+        if double and s.pos != expected_double and self._lock_was_off(s):
+            self._rephase(s, self.tums, out)
+            return
         if (double and s.pos != expected_double and not self.follow and not self.reversed
                 and self._phase_heard >= 2):
             verdict, gap = self._sung_again(s)
@@ -967,6 +976,31 @@ class ChantTracker:
             self._prev_double = s
         if self.reversed and s.pos == self.tums and self._bar is not None:
             self._bar.last_tum = s.t
+
+    def _lock_was_off(self, s: _Slot) -> bool:
+        """Whether this "Drak-kar" where the bars have none says the provisional lock was a beat off.
+
+        A lock rests on one "Drak-kar", and in babble its "kar" may have been
+        chatter on a Tum's half beat: the bars then start on that Tum, and
+        the table's first "Drak-kar" after the lock came where the bars have
+        none. Taken as a wrong song, the host told a table singing the song
+        it was asked for that it sang another (held-out seeds 2 and 3,
+        babble at 10 and 15 dB, two Tums: "one Tum" announced at the second
+        bar). Until a second "Drak-kar" agrees with one of them, they are
+        one against one: the plainer "kar" (sung stronger) places the bars,
+        and the song stays the one expected. A table that really sings
+        another song says so again a bar later (:meth:`_wrong` then), unless
+        this is the song the game told before its last change: the mistake
+        this game is about, believed at once (see :meth:`_sung_again`).
+        """
+        if (self._confirmed or self.reversed or len(self._doubles) != 2
+                or self._lock_kar is None or s.half.kind == FAINT
+                or s.half.strength <= self._lock_kar):
+            return False
+        # Beats from the lock's "Drak-kar": a song's bar, had it been a wrong song
+        # (two in a row make no song: chatter, as before).
+        gap = self._slot_no - (self._last_double_no or 0)
+        return 2 <= gap <= MAX_TUMS + 1 and (gap - 1, self.reversed) != self._told_before
 
     def _sung_again(self, s: _Slot) -> tuple[str, int]:
         """Whether this "Drak-kar" where the bars have none repeats one before it, and its gap.
