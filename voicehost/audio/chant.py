@@ -505,8 +505,9 @@ class ChantTracker:
         #: slots since the "Drak-kar" before it).
         self._suspect: tuple[int, int] | None = None
         self._lock_tums = self.tums if hasattr(self, "tums") else 3
-        #: The strength of the "kar" a provisional lock was made on (None: a faint rise).
-        self._lock_kar: float | None = None
+        #: The strength of the "kar" a provisional lock was made on (0: a faint rise,
+        #: weaker evidence than any sung "kar").
+        self._lock_kar = 0.0
         # A provisional lock's undo: bars and bar count before it, the onsets it
         # put on the grid, the song expected when it was made.
         self._lock_state: tuple[int, int, set[float], tuple[int, bool]] | None = None
@@ -775,7 +776,7 @@ class ChantTracker:
         self._apply_song()
         self._lock_state = (len(self.bars), self._bar_count, set(), (self.tums, self.reversed))
         self._lock_tums = self.tums  # the song expected, before anything heard changes it
-        self._lock_kar = half.strength if half.kind != FAINT else None
+        self._lock_kar = half.strength if half.kind != FAINT else 0.0
         self._pos = 0 if not self.reversed else self.tums
         seq = list(beats[dbl:])
         if self.reversed:
@@ -1005,18 +1006,17 @@ class ChantTracker:
         chatter on a Tum's half beat: the bars then start on that Tum, and
         the table's first "Drak-kar" after the lock came where the bars have
         none. Taken as a wrong song, the host told a table singing the song
-        it was asked for that it sang another (held-out seeds 2 and 3,
+        it was asked for that it sang another (held-out seeds 2, 3 and 5,
         babble at 10 and 15 dB, two Tums: "one Tum" announced at the second
         bar). Until a second "Drak-kar" agrees with one of them, they are
-        one against one: the plainer "kar" (sung stronger) places the bars,
-        and the song stays the one expected. A table that really sings
+        one against one: the plainer "kar" (sung stronger; a faint rise is
+        the weakest) places the bars, and the song stays the one expected. A table that really sings
         another song says so again a bar later (:meth:`_wrong` then), unless
         this is the song the game told before its last change: the mistake
         this game is about, believed at once (see :meth:`_sung_again`).
         """
         if (self._confirmed or self.reversed or len(self._doubles) != 2
-                or self._lock_kar is None or s.half.kind == FAINT
-                or s.half.strength <= self._lock_kar):
+                or s.half.kind == FAINT or s.half.strength <= self._lock_kar):
             return False
         # Beats from the lock's "Drak-kar": a song's bar, had it been a wrong song
         # (two in a row make no song: chatter, as before).
