@@ -323,7 +323,7 @@ class ChantTracker:
         events wait until ``confirm_beats`` beats came within 12 % of a period
         of their prediction and a second "Drak-kar" came where the song has
         it, with at most one stray onset (a "Drak-kar" right after another
-        is one: :meth:`_stray_double`); three stray onsets first, or a
+        is one: :meth:`_two_in_a_row`); three stray onsets first, or a
         stop, and the lock is dropped as if it never happened (unless it
         stopped a beat short: :meth:`_stopped_short`). Chatter can bury
         every "kar" after the lock's own (:meth:`_kept_time`).
@@ -928,8 +928,8 @@ class ChantTracker:
             self._off_half.append(0.0)
         self._slot_no += 1
         if double:
-            if not self._confirmed and self._doubles and self._doubles[-1] == self._slot_no - 1:
-                self._stray_double()
+            if self._two_in_a_row():
+                self._offgrid += 1
             self._doubles.append(self._slot_no)
             self._double_at.append(s.half_at)
             self._kar_sung |= s.half.kind != FAINT
@@ -982,12 +982,13 @@ class ChantTracker:
         if self.reversed and s.pos == self.tums and self._bar is not None:
             self._bar.last_tum = s.t
 
-    def _stray_double(self) -> None:
-        """A "Drak-kar" right after another, before the lock is confirmed: a stray onset.
+    def _two_in_a_row(self) -> bool:
+        """Whether this slot's "Drak-kar" comes right after another, before the lock is confirmed.
 
-        No song has two in a row, and a table's chant makes them only when
-        chatter falls on a half beat; people talking do so all the time, a
-        syllable on nearly every half beat of the grid they seem to keep.
+        Such a "Drak-kar" counts as a stray onset. No song has two in a row,
+        and a table's chant makes them only when chatter falls on a half
+        beat; people talking do so all the time, a syllable on nearly every
+        half beat of the grid they seem to keep.
         Real spoken digits said one after another (twelve sequences of fifty)
         were confirmed as songs nine times, seven of them with such pairs:
         counted as stray onsets, 30 false bars of the host's three songs fell
@@ -997,7 +998,8 @@ class ChantTracker:
         loud as their "kar"s, are no longer followed (8 last Tums); one last
         Tum was lost and one found elsewhere, and one misplaced is no more.
         """
-        self._offgrid += 1
+        d = self._doubles
+        return not self._confirmed and bool(d) and d[-1] == self._slot_no - 1
 
     def _lock_was_off(self, s: _Slot) -> bool:
         """Whether this "Drak-kar" where the bars have none says the provisional lock was a beat off.
@@ -1010,10 +1012,11 @@ class ChantTracker:
         babble at 10 and 15 dB, two Tums: "one Tum" announced at the second
         bar). Until a second "Drak-kar" agrees with one of them, they are
         one against one: the plainer "kar" (sung stronger; a faint rise is
-        the weakest) places the bars, and the song stays the one expected. A table that really sings
-        another song says so again a bar later (:meth:`_wrong` then), unless
-        this is the song the game told before its last change: the mistake
-        this game is about, believed at once (see :meth:`_sung_again`).
+        the weakest) places the bars, and the song stays the one expected.
+        A table that really sings another song says so again a bar later
+        (:meth:`_wrong` then), unless this is the song the game told before
+        its last change: the mistake this game is about, believed at once
+        (see :meth:`_sung_again`).
         """
         if (self._confirmed or self.reversed or len(self._doubles) != 2
                 or s.half.kind == FAINT or s.half.strength <= self._lock_kar):
