@@ -43,6 +43,26 @@ def test_the_game_starts_on_the_third_bar():
     assert phase_at(6.9, bars, [], []) == (GAME, 3)
 
 
+def test_a_play_before_any_bar_was_heard_asks_the_table_to_sing_louder():
+    """Chatter as loud as the singing can keep the tracker from following a song at
+    all (9 of the 16 held-out chants in babble at 10 dB): "warm-up song one" would tell a
+    table singing its fifth bar to go on as it is."""
+    host = DrakkarHost(_state(["rower:red"] * 16), Announcer(quiet=True, silent=True),
+                       intro=False)
+    host.clock = 5.0
+    host.declare(Declaration(3.0, "ann", "rower:red", 1, source="sidecar"))
+    host._step()
+    assert [r["why"] for r in host.refused] == [
+        "Not yet, Ann: I have not heard the song yet. Sing Drakkar Tum Tum Tum, louder "
+        "than the room, and play on the third."]
+    assert not host.plays and len(host.state.hands["ann"]) == 4
+    host.bar_starts = [5.5]  # one bar heard: the warm-up is counted
+    host.clock = 9.0
+    host.declare(Declaration(6.0, "ann", "rower:red", 1, source="sidecar"))
+    host._step()
+    assert host.refused[-1]["why"] == "Not yet, Ann: warm-up song one; play on the third."
+
+
 def test_after_a_stop_the_warm_up_starts_again():
     bars = [1.0, 3.0, 5.0, 10.0, 12.0, 14.0]
     assert phase_at(6.9, bars, [], [6.5]) == (STOPPED, 0)  # the host said stop: no bar since

@@ -486,9 +486,18 @@ class DrakkarHost:
             self._refuse(decl, f"Not now, {_cap(decl.player)}: the song stopped; "
                                "warm up twice first.")
             return
+        if phase == WARMUP and bars == 0:
+            # Nothing heard since the (re)start may be a table the host cannot
+            # hear over the room (chatter as loud as the singing): "warm-up
+            # song one" would tell it to go on as it is.
+            song = self.state.song
+            self._refuse(decl, f"Not yet, {_cap(decl.player)}: I have not heard the song "
+                               f"yet. Sing {song_words(song.tums, song.reversed)}, louder "
+                               "than the room, and play on the third.")
+            return
         if phase == WARMUP:
             self._refuse(decl, f"Not yet, {_cap(decl.player)}: warm-up song "
-                               f"{WORDS.get(bars, 'one')}; play on the third.")
+                               f"{WORDS[bars]}; play on the third.")
             return
         card = self._card(decl)
         if card is None:
