@@ -507,14 +507,46 @@ def test_a_song_that_stops_a_beat_short_of_confirmation_is_kept():
     assert tr.bars == [] and tr.events == []
 
 
-@pytest.mark.parametrize("seed", [3, 5])
-def test_a_lock_a_beat_off_is_no_wrong_song(seed):
-    """Held-out seeds 3 and 5, chant 3 (babble at 15 dB, two Tums): the lock rested
-    on chatter on a Tum's half beat (a sung syllable; in seed 5 a faint rise), so
-    the bars began on that Tum; the table's next "Drak-kar" then fell where the bars
-    had none, and the host told a table singing the song it was asked for that it
-    sang one Tum. The plainer "kar" now places the bars, and the song stays."""
-    spec = generator().held_out_specs(seed)[3]
+#: Held-out seed 5, chant 3 (three singers, two Tums at 92 BPM, babble at 15 dB) as
+#: the detector heard it before it stopped looking for a burst before a click
+#: (t, strength, kind): the lock came on a faint rise on a Tum's half beat.
+HEARD_H05_03 = [
+    (0.105, 3.35, "voice"), (0.275, 4.36, "voice"), (0.325, 3.31, "voice"), (0.569, 8.96, "voice"),
+    (0.911, 10.97, "voice"), (1.192, 2.15, "faint"), (1.24, 9.58, "voice"), (1.382, 1.55, "faint"),
+    (1.572, 1.33, "faint"), (1.722, 2.49, "faint"), (1.77, 8.27, "voice"), (1.864, 10.43, "voice"),
+    (1.882, 1.86, "faint"), (2.032, 2.35, "faint"), (2.292, 2.99, "faint"), (2.305, 8.53, "voice"),
+    (2.482, 2.22, "faint"), (2.518, 15.62, "voice"), (2.883, 19.43, "voice"), (3.218, 8.96, "voice"),
+    (3.382, 4.28, "faint"), (3.542, 5.64, "faint"), (3.702, 6.30, "voice"), (3.802, 6.90, "voice"),
+    (4.302, 6.24, "faint"), (4.432, 5.33, "faint"), (4.493, 21.54, "voice"), (4.712, 3.28, "faint"),
+    (4.835, 12.59, "voice"), (5.072, 3.56, "faint"), (5.202, 6.44, "faint"), (5.592, 5.90, "faint"),
+    (5.772, 8.86, "faint"), (5.815, 17.95, "voice"), (5.852, 7.18, "faint"), (6.042, 4.39, "faint"),
+    (6.122, 6.38, "faint"), (6.222, 4.58, "faint"), (6.422, 4.13, "faint"), (6.466, 17.27, "voice"),
+    (6.795, 18.03, "voice"), (7.114, 12.81, "voice"), (7.492, 2.73, "faint"), (7.572, 4.13, "faint"),
+    (7.652, 5.43, "faint"), (7.665, 53.81, "voice"), (7.781, 18.48, "voice"),
+]
+
+
+def test_a_lock_on_a_faint_rise_a_beat_off_is_no_wrong_song():
+    """The lock rested on a faint rise on a Tum's half beat, so the bars began on that
+    Tum; the table's sung "Drak-kar" then fell where the bars had none, and the host
+    announced one Tum. A faint rise is the weakest "kar": the sung one places the bars."""
+    onsets = sorted((Onset(t, s, k, detected_t=t + 0.05) for t, s, k in HEARD_H05_03),
+                    key=lambda o: o.t)
+    tr = track(onsets, tums=2, follow=False, end_t=8.5)
+    assert not any(isinstance(e, WrongSong) for e in tr.events)
+    assert any(abs(b.start - 4.493) < 0.01 for b in tr.bars)  # the "Drak" at 4.51 s
+    last = [b.last_tum for b in tr.bars if b.last_tum is not None]
+    # Located as the benchmark counts (150 ms): the slap of the second was heard early.
+    assert all(any(abs(x - lt) < 0.15 for x in last) for lt in (5.819, 7.784))
+
+
+def test_a_lock_a_beat_off_is_no_wrong_song():
+    """Held-out seed 3, chant 3 (babble at 15 dB, two Tums): the lock rested on a
+    syllable of chatter on a Tum's half beat, so the bars began on that Tum; the
+    table's next "Drak-kar" then fell where the bars had none, and the host told a
+    table singing the song it was asked for that it sang one Tum. The plainer
+    "kar" now places the bars, and the song stays the one expected."""
+    spec = generator().held_out_specs(3)[3]
     assert spec.noise == "babble" and spec.bars == [2] * 5
     result, t = as_the_host_hears(spec)
     assert events_of(result, WrongSong) == []
