@@ -1010,11 +1010,11 @@ class ChantTracker:
         Real spoken digits said one after another (twelve sequences of fifty)
         were confirmed as songs nine times, seven of them with such pairs:
         counted as stray onsets, 30 false bars of the host's three songs fell
-        to 9. The price, on the chants measured (the committed ones, held-out
-        seeds 1 to 8, three rooms, real voices): two chants in babble at
-        10 dB with five singers, whose chatter on the Tums' half beats was as
-        loud as their "kar"s, are no longer followed (8 last Tums); one last
-        Tum was lost and one found elsewhere, and one misplaced is no more.
+        to 9 (63 to 37 on 36 sequences more). The price, on the chants
+        measured (the committed ones, held-out seeds 1 to 8, two rooms, real
+        voices 1 to 4): in babble loud enough to put syllables on the Tums'
+        half beats, two chants lose 3 of 5 last Tums each, another gains 2,
+        the committed fixtures 1, and one last Tum is misplaced less.
         """
         d = self._doubles
         return not self._confirmed and bool(d) and d[-1] == self._slot_no - 1
