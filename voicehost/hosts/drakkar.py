@@ -16,7 +16,9 @@ Decisions where the issue and design leave room (documented in the README):
 * **Warm-up.** After the song (re)starts, two bars are warm-up and the game
   starts on the third: a play declared before the third bar has started is
   refused with a spoken hint ("Not yet ... the game starts on the third
-  song"), the card stays in the hand and nothing is journalled. Between a
+  song"), the card stays in the hand and nothing is journalled; before any
+  bar was heard, the hint says the host has not heard the song and asks for
+  it louder than the room (chatter can drown it). Between a
   stopping event (mistake, lookout) and the moment the tracker hears the
   song stop, plays are refused the same way.
 * **Timing.** The judge's ``early``, ``late`` and ``no_song`` are the rules'
