@@ -526,6 +526,7 @@ class ChantTracker:
         #: The strength of the "kar" a provisional lock was made on (0: a faint rise,
         #: weaker evidence than any sung "kar").
         self._lock_kar = 0.0
+        self._lock_moved = False  # the bars moved once already (see _lock_was_off)
         # A provisional lock's undo: bars and bar count before it, the onsets it
         # put on the grid, the song expected when it was made.
         self._lock_state: tuple[int, int, set[float], tuple[int, bool]] | None = None
@@ -957,6 +958,7 @@ class ChantTracker:
             double = False  # chatter on the half beat: no reason to doubt the song
             s.half = None
         if double and s.pos != expected_double and self._lock_was_off(s):
+            self._lock_moved = True
             self._rephase(s, self.tums, out)
             return
         if (double and s.pos != expected_double and not self.follow and not self.reversed
@@ -1028,15 +1030,15 @@ class ChantTracker:
         none. Taken as a wrong song, the host told a table singing the song
         it was asked for that it sang another (held-out seeds 2, 3 and 5,
         babble at 10 and 15 dB, two Tums: "one Tum" announced at the second
-        bar). Until a second "Drak-kar" agrees with one of them, they are
-        one against one: the plainer "kar" (sung stronger; a faint rise is
+        bar). Until a second "Drak-kar" agrees with one of them (and once
+        only), they are one against one: the plainer "kar" (sung stronger; a faint rise is
         the weakest) places the bars, and the song stays the one expected.
         A table that really sings another song says so again a bar later
         (:meth:`_wrong` then), unless this is the song the game told before
         its last change: the mistake this game is about, believed at once
         (see :meth:`_sung_again`).
         """
-        if (self._confirmed or self.reversed or len(self._doubles) != 2
+        if (self._confirmed or self.reversed or self._phase_heard >= 2 or self._lock_moved
                 or s.half.kind == FAINT or s.half.strength <= self._lock_kar):
             return False
         # Beats from the lock's "Drak-kar" (two in a row make no song: chatter,
