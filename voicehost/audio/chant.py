@@ -1008,9 +1008,9 @@ class ChantTracker:
         Such a "Drak-kar" counts as a stray onset. No song has two in a row,
         and a table's chant makes them only when chatter falls on a half
         beat; people talking do so all the time, a syllable on nearly every
-        half beat of the grid they seem to keep.
-        Real spoken digits said one after another (twelve sequences of fifty)
-        were confirmed as songs nine times, seven of them with such pairs:
+        half beat of the grid they seem to keep. Real spoken digits said one
+        after another (twelve sequences of fifty) were confirmed as songs
+        nine times, seven of them with such pairs:
         counted as stray onsets, 30 false bars of the host's three songs fell
         to 9 (63 to 37 on 36 sequences more). The price, on the chants
         measured (the committed ones, held-out seeds 1 to 8, two rooms, real
@@ -1031,8 +1031,9 @@ class ChantTracker:
         it was asked for that it sang another (held-out seeds 2, 3 and 5,
         babble at 10 and 15 dB, two Tums: "one Tum" announced at the second
         bar). Until a second "Drak-kar" agrees with one of them (and once
-        only), they are one against one: the plainer "kar" (sung stronger; a faint rise is
-        the weakest) places the bars, and the song stays the one expected.
+        only), they are one against one: the plainer "kar" (sung stronger;
+        a faint rise is the weakest) places the bars, and the song stays the
+        one expected.
         A table that really sings another song says so again a bar later
         (:meth:`_wrong` then), unless this is the song the game told before
         its last change: the mistake this game is about, believed at once
@@ -1041,8 +1042,9 @@ class ChantTracker:
         if (self._confirmed or self.reversed or self._phase_heard >= 2 or self._lock_moved
                 or s.half.kind == FAINT or s.half.strength <= self._lock_kar):
             return False
-        # Beats from the lock's "Drak-kar" (two in a row make no song: chatter,
-        # as before; more than a bar of the longest song is no song either).
+        # Beats from the lock's "Drak-kar": two in a row make no song (chatter,
+        # as before); a gap longer than any song's bar is no song either, so
+        # it too says the lock was a beat off.
         gap = self._slot_no - (self._last_double_no or 0)
         return 2 <= gap and (gap - 1, self.reversed) != self._told_before
 
