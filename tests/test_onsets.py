@@ -393,10 +393,7 @@ def test_a_card_slapped_in_chatter_is_stamped_at_its_click():
     as a stop consonant's, 20 to 50 ms back: a consonant of chatter was there, and the
     slap went out as a sung onset 91 ms early (the last Tum with it). A rise that is
     itself a burst or a click (mostly in the upper bands) has no burst before it."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from chant_onsets import generator
+    from tests.chant_onsets import generator
 
     gen = generator()
     spec = gen.held_out_specs(7)[5]

@@ -353,9 +353,9 @@ class ChantTracker:
     def _doubtful(self) -> bool:
         """Whether a provisional lock is dropped.
 
-        Three stray onsets, a lock at twice the table's period, or a tempo
-        that wandered; also what keeps a lock that stops a beat short from
-        being kept.
+        Two stray onsets more than :meth:`_strays_allowed` (three at first),
+        a lock at twice the table's period, or a tempo that wandered; also
+        what keeps a lock that stops a beat short from being kept.
         """
         return (self._offgrid >= self._strays_allowed() + 2 or self._twice_the_period()
                 or self._wandered())
@@ -398,10 +398,10 @@ class ChantTracker:
         word. Real spoken digits (twelve sequences of fifty from the Free
         Spoken Digit Dataset, about six minutes) were confirmed as songs
         whose tempo wandered more than 8 % within their first bars (up to
-        28 %: 109 to 140 BPM in five bars): 42 bars over the three songs. Dropping such a
-        lock leaves 33, and changed no bar of the chants measured (twelve
-        sets, and the early-"kar" chants); at 6 % it lost a bar and
-        misplaced three.
+        28 %: 109 to 140 BPM in five bars): 42 bars over the three songs.
+        Dropping such a lock leaves 33, and changed no bar of the chants
+        measured (twelve sets, and the early-"kar" chants); at 6 % it lost a
+        bar and misplaced three.
         """
         lo, hi = self._periods
         return hi > lo * (1 + self.tempo_change)
@@ -1010,9 +1010,9 @@ class ChantTracker:
         beat; people talking do so all the time, a syllable on nearly every
         half beat of the grid they seem to keep. Real spoken digits said one
         after another (twelve sequences of fifty) were confirmed as songs
-        nine times, seven of them with such pairs:
-        counted as stray onsets, 30 false bars of the host's three songs fell
-        to 9 (63 to 37 on 36 sequences more). The price, on the chants
+        nine times, seven of them with such pairs: counted as stray onsets,
+        30 false bars of the host's three songs fell to 9 (63 to 37 on 36
+        sequences more). The price, on the chants
         measured (the committed ones, held-out seeds 1 to 8, two rooms, real
         voices 1 to 4): in babble loud enough to put syllables on the Tums'
         half beats, two chants lose 3 of 5 last Tums each, another gains 2,
@@ -1033,11 +1033,10 @@ class ChantTracker:
         bar). Until a second "Drak-kar" agrees with one of them (and once
         only), they are one against one: the plainer "kar" (sung stronger;
         a faint rise is the weakest) places the bars, and the song stays the
-        one expected.
-        A table that really sings another song says so again a bar later
-        (:meth:`_wrong` then), unless this is the song the game told before
-        its last change: the mistake this game is about, believed at once
-        (see :meth:`_sung_again`).
+        one expected. A table that really sings another song says so again
+        a bar later (:meth:`_wrong` then), unless this is the song the game
+        told before its last change: the mistake this game is about,
+        believed at once (see :meth:`_sung_again`).
         """
         if (self._confirmed or self.reversed or self._phase_heard >= 2 or self._lock_moved
                 or s.half.kind == FAINT or s.half.strength <= self._lock_kar):
