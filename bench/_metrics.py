@@ -120,3 +120,24 @@ def timing_errors(ref: np.ndarray, est: np.ndarray, window: float = 0.05) -> np.
         return np.zeros(0)
     pairs = mir_eval.util.match_events(np.asarray(ref), np.asarray(est), window)
     return np.array([est[j] - ref[i] for i, j in pairs])
+
+
+def spoken_digits(seed: int) -> np.ndarray:
+    """Fifty real recorded digits (the Free Spoken Digit Dataset) said one after another.
+
+    People talking near the table, as the host hears them: real words, each
+    followed by a pause drawn up to a maximum itself drawn up to 0.4 s, so
+    some sequences run on and some keep a loose pace. No song is in them:
+    every bar the chant tracker follows there is a false one.
+    """
+    from voicehost.audio.sources import read_audio
+
+    files = sorted((REAL / "fsdd").glob("*.wav"))
+    assert len(files) >= 60, f"the real recordings are missing: {REAL}"
+    rng = np.random.default_rng(seed)
+    gap = rng.uniform(0.0, 0.4)
+    parts = []
+    for i in rng.choice(len(files), 50, replace=False):
+        parts.append(read_audio(files[i]))
+        parts.append(np.zeros(int(rng.uniform(0.0, gap) * 16000), dtype=np.float32))
+    return np.concatenate(parts)

@@ -31,6 +31,10 @@ in RT60 seconds, as loud as the direct sound or ``--drr DB`` under it,
 before the noise): a table in a living room, not the dry studio every other
 chant is sung in. ``--snr DB`` puts every chant of either set DB above its
 noise (40: a quiet room, where no set has a chant of its own).
+
+``--talk SEED`` sings nothing: twelve sequences of real spoken digits said
+one after another (people talking near the table), and the bars the tracker
+follows in them, each one false.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ import time
 import numpy as np
 
 from bench._metrics import (REAL, Fixture, chant_fixtures, f_measure, held_out_fixtures,
-                            real_fixture, timing_errors)
+                            real_fixture, spoken_digits, timing_errors)
 
 
 REPEAT = 3  # CPU time is the least of a few runs: the machine is shared
@@ -51,12 +55,12 @@ REPEAT = 3  # CPU time is the least of a few runs: the machine is shared
 DECLARE_AFTER = 0.2
 
 
-def _ours(x: np.ndarray, rate: int = 16000):
+def _ours(x: np.ndarray, rate: int = 16000, repeat: int = REPEAT):
     from voicehost.audio.blocks import blocks_from_array
     from voicehost.audio.onsets import OnsetDetector
 
     cpu = float("inf")
-    for _ in range(REPEAT):
+    for _ in range(repeat):
         det = OnsetDetector(rate=rate, faint=True)  # the faint ones for the tracker, as the host
         t0 = time.process_time()
         onsets = det.run(blocks_from_array(x, rate, 1600))
@@ -167,6 +171,61 @@ def evaluate(fx: Fixture) -> dict:
     return row
 
 
+def talk(first: int, n: int = 12) -> dict:
+    """Bars the tracker follows in people talking, with no song in it: all of them false.
+
+    ``n`` sequences of fifty real spoken digits (:func:`spoken_digits`, seeds
+    ``first`` on), each tracked as the host would when expecting a song of 1,
+    2 and 3 Tums; librosa's onsets through the same tracker beside ours.
+    """
+    from voicehost.audio.chant import SongStopped, track
+    from voicehost.audio.onsets import Onset
+
+    out: dict = {"seeds": [first, first + n - 1], "minutes": 0.0}
+    for who in ("ours", "librosa"):
+        out[who] = {"bars": {1: 0, 2: 0, 3: 0}, "stops": 0, "sequences": 0}
+    for seed in range(first, first + n):
+        x = spoken_digits(seed)
+        dur = len(x) / 16000
+        out["minutes"] += dur / 60
+        heard, _ = _ours(x, repeat=1)
+        import librosa
+
+        lib = librosa.onset.onset_detect(y=x.astype(np.float32), sr=16000, units="time")
+        for who, onsets in (("ours", heard),
+                            ("librosa", [Onset(float(t), 1.0, "voice", float(t)) for t in lib])):
+            any_bar = False
+            for tums in (1, 2, 3):
+                tr = track(onsets, tums, follow=False, end_t=dur)
+                out[who]["bars"][tums] += len(tr.bars)
+                out[who]["stops"] += sum(isinstance(e, SongStopped) for e in tr.events)
+                any_bar |= bool(tr.bars)
+            out[who]["sequences"] += any_bar
+    return out
+
+
+def print_talk(r: dict) -> None:
+    a, b = r["seeds"]
+    seqs = f"{b - a + 1} sequences of 50 real spoken digits (seeds {a} to {b})" if b > a else \
+        f"50 real spoken digits (seed {a})"
+    print(f"people talking: {seqs}, {r['minutes']:.1f} min, no song in them: "
+          "every bar followed is false")
+    cols = ["who", "1 Tum", "2 Tums", "3 Tums", "all", "songs stopped", "sequences with a bar"]
+    lines = []
+    for who, key in (("voicehost", "ours"), ("librosa", "librosa")):
+        v = r[key]
+        lines.append([who, *(str(v["bars"][t]) for t in (1, 2, 3)), str(sum(v["bars"].values())),
+                      str(v["stops"]), f"{v['sequences']}/{b - a + 1}"])
+    widths = [max(len(c), *(len(l[i]) for l in lines)) for i, c in enumerate(cols)]
+    print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
+    print("  ".join("-" * w for w in widths))
+    for l in lines:
+        print("  ".join(v.ljust(w) for v, w in zip(l, widths)))
+    print("Bars: the tracker expecting each song in turn, as the host does before a play "
+          "(librosa's onsets through the same tracker). A false song that ends makes the host "
+          "say the song stopped.")
+
+
 def _agg(rows: list[dict], key: str) -> dict:
     ref = sum(r[key]["n"] for r in rows)
     out = {}
@@ -239,7 +298,26 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--real-voices", metavar="SEED", type=int,
                     help="score eight chants rendered now from SEED in real people's recorded "
                          "words (tools/make_fixtures.py real_voice_specs, ../shared/data/real/fsdd)")
+    ap.add_argument("--talk", metavar="SEED", type=int,
+                    help="instead of chants, twelve sequences of real spoken digits from SEED "
+                         "(../shared/data/real/fsdd): the bars the tracker follows where no one "
+                         "sings (100 is the set the tracker's talk rules were measured on; "
+                         "300, 500 and 700 were not)")
     args = ap.parse_args(argv)
+    if args.talk is not None:
+        if any(v is not None for v in (args.held_out, args.real_voices, args.room, args.snr)):
+            print("bench onsets: --talk goes alone: it sings no chant", file=sys.stderr)
+            return 2
+        if not (REAL / "fsdd").is_dir():
+            print(f"bench onsets: the real recordings are missing ({REAL / 'fsdd'}); "
+                  "they sit in ../shared beside the checkout", file=sys.stderr)
+            return 2
+        r = talk(args.talk)
+        print_talk(r)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(r, f, indent=1)
+        return 0
     rendered = args.held_out is not None or args.real_voices is not None
     if args.room is not None and (not rendered or not 0.05 <= args.room <= 3.0):
         print("bench onsets: --room RT60 (0.05 to 3 s) goes with --held-out SEED or "

@@ -18,7 +18,7 @@ from voicehost.audio.onsets import FAINT, Onset, detect_onsets
 from voicehost.audio.sources import read_audio
 
 from chant_onsets import generator, sung
-from bench._metrics import f_measure
+from bench._metrics import f_measure, spoken_digits
 
 CHANT = Path(__file__).resolve().parents[1] / "audio_fixtures" / "chant"
 
@@ -286,20 +286,6 @@ def test_words_with_a_syllable_on_every_half_beat_are_not_a_song(seed):
     assert len(result.onsets) > 50
     assert result.tracker.bars == []
     assert not any(isinstance(e, (LastTum, SongStopped)) for e in result.events)
-
-
-def spoken_digits(seed: int) -> np.ndarray:
-    """Fifty real recorded digits (the Free Spoken Digit Dataset) said one after another,
-    with pauses drawn up to a maximum itself drawn up to 0.4 s."""
-    files = sorted((REAL / "fsdd").glob("*.wav"))
-    assert len(files) >= 60, f"the real recordings are missing: {REAL}"
-    rng = np.random.default_rng(seed)
-    gap = rng.uniform(0.0, 0.4)
-    parts = []
-    for i in rng.choice(len(files), 50, replace=False):
-        parts.append(read_audio(files[i]))
-        parts.append(np.zeros(int(rng.uniform(0.0, gap) * 16000), dtype=np.float32))
-    return np.concatenate(parts)
 
 
 @pytest.mark.parametrize("kar_at, where, strength, then, wrong", [
