@@ -288,6 +288,18 @@ def test_words_with_a_syllable_on_every_half_beat_are_not_a_song(seed):
     assert not any(isinstance(e, (LastTum, SongStopped)) for e in result.events)
 
 
+@pytest.mark.parametrize("seed, tums", [(700, 1), (710, 2), (710, 3)])
+def test_words_that_leave_beats_unheard_are_not_a_song(seed, tums):
+    """Real spoken digits, sequences the talk rules were not measured on: a grid laid on
+    them had a stray syllable and a beat with nothing on it before it was confirmed,
+    and two to seven bars were followed. A chant keeps time with every beat sung:
+    before a lock is confirmed, a beat unheard counts as a stray onset does."""
+    result = analyze(spoken_digits(seed), tums=tums, follow=False)
+    assert len(result.onsets) > 40  # a syllable every 0.4 s or so
+    assert result.tracker.bars == []
+    assert not any(isinstance(e, (LastTum, SongStopped)) for e in result.events)
+
+
 @pytest.mark.parametrize("kar_at, where, strength, then, wrong", [
     (0.48, 0.70, 12.0, 3, False),  # chatter late in the half-beat window: no "kar" sings there
     (0.48, 0.50, 5.5, 3, False),   # a faint sound on the half beat: under half the table's "kar"s
