@@ -14,7 +14,7 @@ from voicehost.audio.chant import (
     BarStart, Beat, ChantTracker, LastTum, LastTumPredicted, SongStopped, TempoChanged,
     WrongSong, track,
 )
-from voicehost.audio.onsets import FAINT, Onset, detect_onsets
+from voicehost.audio.onsets import FAINT, SLAP, Onset, detect_onsets
 from voicehost.audio.sources import read_audio
 
 from chant_onsets import generator, sung
@@ -286,6 +286,25 @@ def test_words_with_a_syllable_on_every_half_beat_are_not_a_song(seed):
     assert len(result.onsets) > 50
     assert result.tracker.bars == []
     assert not any(isinstance(e, (LastTum, SongStopped)) for e in result.events)
+
+
+def test_a_syllable_with_a_click_right_after_it_does_not_take_the_last_tum():
+    """A card slapped 80 ms before the last Tum in chatter (real voices seed 1, chant 5):
+    the detector heard its rise as a syllable, stamped 28 ms early on the chatter
+    before it, then the slap's click inside it. Loud as a card, 90 ms before the
+    beat predicted, it took the last Tum from the Tum sung 10 ms after it: 108 ms
+    early, and every play near it judged late. Such a syllable weighs as a slap."""
+    period = 0.83
+    onsets = sung(1.0, period, 4, tums=3)
+    tum = onsets[5 * 2 + 4]  # bar 2's last Tum
+    slap_rise = Onset(tum.t - 0.09, 2.0 * tum.strength, detected_t=tum.t - 0.03)
+    click = Onset(tum.t - 0.063, 2.0 * tum.strength, SLAP, detected_t=tum.t + 0.01, inside=True)
+    sung_tum = replace(tum, t=tum.t + 0.01, detected_t=tum.t + 0.06)
+    onsets = sorted([o for o in onsets if o is not tum] + [slap_rise, click, sung_tum],
+                    key=lambda o: o.t)
+    last = [e.t for e in track(onsets, tums=3, follow=False).events if isinstance(e, LastTum)]
+    assert len(last) == 4
+    assert abs(last[2] - sung_tum.t) < 0.005
 
 
 @pytest.mark.parametrize("seed, tums", [(700, 1), (710, 2), (710, 3)])

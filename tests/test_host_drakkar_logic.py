@@ -45,7 +45,7 @@ def test_the_game_starts_on_the_third_bar():
 
 def test_a_play_before_any_bar_was_heard_asks_the_table_to_sing_louder():
     """Chatter as loud as the singing can keep the tracker from following a song at
-    all (9 of the 16 held-out chants in babble at 10 dB): "warm-up song one" would tell a
+    all (6 of the 16 held-out chants in babble at 10 dB): "warm-up song one" would tell a
     table singing its fifth bar to go on as it is."""
     host = DrakkarHost(_state(["rower:red"] * 16), Announcer(quiet=True, silent=True),
                        intro=False)
