@@ -178,6 +178,8 @@ def talk(first: int, n: int = 12) -> dict:
     ``first`` on), each tracked as the host would when expecting a song of 1,
     2 and 3 Tums; librosa's onsets through the same tracker beside ours.
     """
+    import librosa
+
     from voicehost.audio.chant import SongStopped, track
     from voicehost.audio.onsets import Onset
 
@@ -189,8 +191,6 @@ def talk(first: int, n: int = 12) -> dict:
         dur = len(x) / 16000
         out["minutes"] += dur / 60
         heard, _ = _ours(x, repeat=1)
-        import librosa
-
         lib = librosa.onset.onset_detect(y=x.astype(np.float32), sr=16000, units="time")
         for who, onsets in (("ours", heard),
                             ("librosa", [Onset(float(t), 1.0, "voice", float(t)) for t in lib])):
