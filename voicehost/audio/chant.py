@@ -386,7 +386,8 @@ class ChantTracker:
         lost, and was not followed at all. Measured on the 16 cached
         chant sets: three chants change, 5 last Tums lost (the first bars
         of a chant at 150 BPM whose first "Drak" went unheard, and a room
-        in babble at 10 dB), 1 found, 2 misplaced ones gone.
+        in babble at 10 dB, followed again since a lock may rest on a beat
+        unheard: see :meth:`_acquire`), 1 found, 2 misplaced ones gone.
         """
         d, bar = self._doubles, self._lock_tums + 1
         sung_thrice = len(d) >= 3 and d[-1] - d[-2] == bar and d[-2] - d[-3] == bar
