@@ -429,8 +429,8 @@ class ChantTracker:
         A table keeps its tempo from the first bar; words said one after
         another do not, and the phase-locked loop follows them from word to
         word. Real spoken digits (twelve sequences of fifty from the Free
-        Spoken Digit Dataset, about six minutes) were confirmed as songs
-        whose tempo wandered more than 8 % within their first bars (up to
+        Spoken Digit Dataset, about four and a half minutes) were confirmed
+        as songs whose tempo wandered more than 8 % within their first bars (up to
         28 %: 109 to 140 BPM in five bars): 42 bars over the three songs.
         Dropping such a lock leaves 33, and changed no bar of the chants
         measured (twelve sets, and the early-"kar" chants); at 6 % it lost a
@@ -1079,12 +1079,13 @@ class ChantTracker:
         half beat of the grid they seem to keep. Real spoken digits said one
         after another (twelve sequences of fifty) were confirmed as songs
         nine times, seven of them with such pairs: counted as stray onsets,
-        30 false bars of the host's three songs fell to 9 (63 to 37 on 36
-        sequences more). The price, on the chants
-        measured (the committed ones, held-out seeds 1 to 8, two rooms, real
-        voices 1 to 4): in babble loud enough to put syllables on the Tums'
-        half beats, two chants lose 3 of 5 last Tums each, another gains 2,
-        the committed fixtures 1, and one last Tum is misplaced less.
+        30 false bars of the host's three songs fell to 9 (115 to 84 on 36
+        sequences more: ``bench onsets --talk`` seeds 300, 500 and 700). The
+        price, on the chants measured (the committed ones, held-out seeds 1
+        to 8, two rooms, real voices 1 to 4): in babble loud enough to put
+        syllables on the Tums' half beats, two chants lose 3 of 5 last Tums
+        each, another gains 2, the committed fixtures 1, and one last Tum is
+        misplaced less.
         """
         d = self._doubles
         return not self._confirmed and bool(d) and d[-1] == self._slot_no - 1
