@@ -32,6 +32,9 @@ card and the host's tick all give the same bars.
   slap is a player's timing, not the table's, and taken as the Tum it
   judged its own play at 0 ms (measured on 46 such Tums of the committed
   and held-out chants: error beyond 30 ms in 10 of them as the slap, 1 halfway);
+  so is a slap heard inside a "syllable" stamped well before the beat
+  predicted: in chatter, a card's rise stamped back on the chatter before it
+  (``CHATTER_BEFORE``);
 * a double in the wrong place means the table sang a different song
   (:class:`WrongSong`, with the number of Tums heard), if its "kar" is
   plainly sung (near the half beat, not faint): chatter is not. Once two
@@ -103,6 +106,14 @@ KAR_STRENGTH = 0.5
 #: as a syllable 28 ms before its click, took that Tum 108 ms early from the sung
 #: one, heard 10 ms after the beat predicted).
 CLICKED_WITHIN = 0.05
+#: A slap heard inside a syllable takes the beat from it (placed halfway to the
+#: beat predicted, as any slap that hid its syllable) when the syllable began at
+#: least ``CHATTER_BEFORE`` (s) before the beat predicted and the slap lies
+#: ``NEARER_BY`` (s) nearer to it: in chatter the detector decided such a
+#: "syllable" on the slap's rise and stamped it back on the chatter before it
+#: (held-out seeds 1 to 8 in babble: last Tums 53 to 142 ms early).
+CHATTER_BEFORE = 0.04
+NEARER_BY = 0.02
 #: An early "kar" (under 0.4 of a beat) locks once sung again this close (share of a beat).
 EARLY_AGAIN = 0.08
 #: Three "Drak-kar"s in a row with their half beats this near the middle of the beat
@@ -648,7 +659,8 @@ class ChantTracker:
         before the last Tum is far louder than the Tum heard over its tail:
         ranked by strength, it became the last Tum and every play near it
         was judged on the beat. So a syllable after a slap takes the beat
-        from it, and a slap heard inside a syllable never takes it. A slap
+        from it, and a slap heard inside a syllable takes it only from
+        chatter stamped well before the beat (CHATTER_BEFORE). A slap
         heard as an onset of its own after a syllable may still be the beat
         (it hid the Tum, and the syllable was a stray sound): strength decides.
         A syllable well after a slap that fell on the predicted beat is the
@@ -660,7 +672,13 @@ class ChantTracker:
         if cur.kind == SLAP and o.kind != SLAP:
             return abs(o.t - slot.b) < abs(cur.t - slot.b) + SLAP_ON_BEAT
         if o.inside:
-            return False
+            # Inside a syllable stamped well before the beat, and nearer the
+            # beat: the syllable was the chatter before the card (see
+            # CHATTER_BEFORE). Only once the lock is confirmed: before, the
+            # beats it places decide whether there is a song at all.
+            early = slot.b - cur.t
+            return (self._confirmed and cur.kind != SLAP and early >= CHATTER_BEFORE
+                    and early - abs(o.t - slot.b) >= NEARER_BY)
         # A syllable with a slap's click heard right after its start is as
         # doubtful as a slap (see CLICKED_WITHIN).
         return self._score(o, slot) > self._score(cur, slot) * (0.5 if slot.clicked else 1.0)
