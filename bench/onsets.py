@@ -96,8 +96,36 @@ def _song_changes(truth: dict) -> list[tuple[float, int, bool]]:
     return out
 
 
-def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float], int]:
-    """Errors (s) of the tracker's last Tums against the truth, and how many it found.
+#: Window sets the judge is scored on (design.md 4.1): the default, and the tightest.
+JUDGED = ("normal", "hard")
+
+
+def _plays_judged(onsets, tracker, truth: dict, duration: float) -> dict[str, list[int]]:
+    """Plays whose verdict is the one their true offset gives: ``{windows: [right, plays]}``.
+
+    What a table sees of the last-Tum errors. Each play is declared 120 ms
+    after its slap (a key press); the judge times it by the slap heard nearest
+    and compares it with the last Tums the tracker located, as the host does.
+    """
+    from voicehost.audio.analysis import Analysis, judge_plays
+    from voicehost.audio.judge import EARLY, LATE, ON_BEAT, WINDOWS_MS
+    from voicehost.audio.onsets import FAINT
+
+    heard = Analysis(duration, 16000, [o for o in onsets if o.kind != FAINT], tracker,
+                     tracker.events)
+    out = {}
+    for windows in JUDGED:
+        w = WINDOWS_MS[windows]
+        plays = truth.get("plays", [])
+        want = [ON_BEAT if abs(p["offset_ms"]) <= w else EARLY if p["offset_ms"] < 0 else LATE
+                for p in plays]
+        got = [v.verdict for v in judge_plays(heard, plays, windows)]
+        out[windows] = [sum(a == b for a, b in zip(want, got)), len(plays)]
+    return out
+
+
+def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float], int, dict]:
+    """Errors (s) of the tracker's last Tums against the truth, the bars, and the plays judged.
 
     The tracker is told each song change when the game would tell it
     (:func:`_song_changes`); told only the first song, it would look for
@@ -118,7 +146,7 @@ def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float],
         j = int(np.argmin([abs(t - bar["last_tum"]) for t in located]))
         if abs(located[j] - bar["last_tum"]) <= 0.15:
             errs.append(located[j] - bar["last_tum"])
-    return errs, len(truth["bars"])
+    return errs, len(truth["bars"]), _plays_judged(onsets, tr, truth, duration)
 
 
 def evaluate(fx: Fixture) -> dict:
@@ -162,11 +190,13 @@ def evaluate(fx: Fixture) -> dict:
         "latency_ms": [round((o.detected_t - o.t) * 1000, 1) for o in found],
     }
     if "bars" in fx.truth:
-        e_o, n = _last_tum_errors(heard, fx.truth, dur)
+        e_o, n, j_o = _last_tum_errors(heard, fx.truth, dur)
         lib_onsets = [Onset(float(t), 1.0, "voice", float(t)) for t in lib]
-        e_l, _ = _last_tum_errors(lib_onsets, fx.truth, dur)
+        e_l, _, j_l = _last_tum_errors(lib_onsets, fx.truth, dur)
         row["ours"]["last_tum"] = e_o
         row["librosa"]["last_tum"] = e_l
+        row["ours"]["judged"] = j_o
+        row["librosa"]["judged"] = j_l
         row["bars"] = n
     return row
 
@@ -247,6 +277,19 @@ def _agg(rows: list[dict], key: str) -> dict:
     out["latency_ms"] = float(np.median(lats)) if lats else None
     out["n"] = ref
     return out
+
+
+def _judged_line(rows: list[dict]) -> str:
+    """How many plays were judged as their true offsets say, ours and librosa's."""
+    from voicehost.audio.judge import WINDOWS_MS
+
+    parts = []
+    for key, who in (("ours", "voicehost"), ("librosa", "librosa's onsets")):
+        got = {w: [sum(r[key]["judged"][w][i] for r in rows) for i in (0, 1)] for w in JUDGED}
+        parts.append(f"{who} " + ", ".join(f"{got[w][0]} of {got[w][1]} {w}" for w in JUDGED))
+    windows = ", ".join(f"{w} +-{WINDOWS_MS[w]:.0f} ms" for w in JUDGED)
+    return (f"Plays judged as their true offset says ({windows}; declared 120 ms after the "
+            f"slap, timed by the slap heard): " + "; ".join(parts) + ".")
 
 
 def _fmt(v, spec: str = ".3f") -> str:
@@ -372,6 +415,7 @@ def main(argv: list[str]) -> int:
     print(f"Slaps (chant): {sum(s['caught'] for s in sl)} of {sum(s['true'] for s in sl)} "
           f"called slaps, {sum(s['false'] for s in sl)} voices called slaps; a slap is handed "
           f"out {np.median(lat_sl) if lat_sl else float('nan'):.0f} ms after its stamp (median).")
+    print(_judged_line(chant))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1, default=float)

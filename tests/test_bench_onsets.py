@@ -42,11 +42,14 @@ def test_whirlpool_island_bars_are_all_located():
     name = "g3_95bpm_whirlpool_snr20"
     x = read_audio(CHANT / f"{name}.wav")
     onsets = OnsetDetector(rate=16000).run(blocks_from_array(x, 16000, 1600))
-    errors, bars = _last_tum_errors(onsets, _truth(name), len(x) / 16000)
+    errors, bars, judged = _last_tum_errors(onsets, _truth(name), len(x) / 16000)
     assert bars == 4
     # Every bar's last Tum, the reversed ones ("Tum Tum Tum Drakkar") included,
     # within the benchmark's 150 ms; told only the first song, 2 of 4.
     assert len(errors) == 4
+    # Its two plays (cards slapped on the last Tum, declared 120 ms later) are
+    # judged on the beat, as the judge scores them, at the normal and hard windows.
+    assert judged == {"normal": [2, 2], "hard": [2, 2]}
 
 
 def test_held_out_chants_are_new_varied_and_repeatable(tmp_path):
