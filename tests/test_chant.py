@@ -335,6 +335,18 @@ def test_a_slap_inside_chatter_before_the_beat_takes_it(voice_at, click_at, sung
     assert abs(last[2] - (tum.t + heard_at)) < 0.005, last[2] - tum.t
 
 
+def test_a_last_tum_far_louder_than_the_table_is_struck():
+    """A card slapped with the Tum is one onset with it, far louder than the beats:
+    the last Tum says so, for the judge (a card heard, though not apart)."""
+    onsets = sung(1.0, 0.6, 4, tums=2)
+    tum = onsets[4 * 2 + 3]  # bar 2's last Tum
+    loud = replace(tum, strength=1.6 * tum.strength)
+    onsets = [loud if o is tum else o for o in onsets]
+    last = [e for e in track(onsets, tums=2, follow=False).events if isinstance(e, LastTum)]
+    assert len(last) == 4
+    assert [e.struck for e in last] == [False, False, True, False]
+
+
 @pytest.mark.parametrize("seed, k, bar", [(8, 5, 1), (7, 2, 4)])
 def test_a_card_slapped_in_chatter_times_its_last_tum(seed, k, bar):
     """Held-out chants in babble (20 and 15 dB), a card slapped on the last Tum: that

@@ -45,6 +45,21 @@ def test_an_unexplained_onset_before_the_declaration_stands_for_the_slap():
     assert v.timed_by == "slap" and v.t == 10.05
 
 
+def test_a_last_tum_struck_with_a_card_times_the_play():
+    """A card slapped on the beat is one sound with the Tum: no slap of its own is
+    heard, but the Tum is far louder than the table's (the tracker says "struck")."""
+    j = Judge("hard")
+    v = j.judge(10.12, [10.0], struck=[10.0])
+    assert v.timed_by == "slap" and v.t == 10.0 and v.verdict == ON_BEAT
+    assert j.judge(10.12, [10.0]).verdict == LATE  # timed by the key press
+    # An onset heard off the grid just before the declaration is the card first.
+    v = j.judge(10.2, [10.0], off_grid=[10.09], struck=[10.0])
+    assert v.t == 10.09 and v.verdict == LATE
+    # A struck Tum too long before the declaration, or after it, times nothing.
+    assert j.judge(10.3, [10.0], struck=[10.0]).timed_by == "declaration"
+    assert j.judge(9.95, [10.0], struck=[10.0]).timed_by == "declaration"
+
+
 def test_no_song():
     j = Judge()
     assert j.judge(5.0, []).verdict == NO_SONG
@@ -82,3 +97,22 @@ def test_plays_on_fixture_audio(name):
         assert v.verdict == want, (play, v)
         assert v.timed_by == "slap"
         assert abs(v.offset_ms - off) <= 40
+
+
+def test_a_card_slapped_on_the_beat_in_noise_is_judged_on_the_beat():
+    """Held-out chants in pink noise at 5 dB (seed 1, chant 7; seed 2, chant 6): a
+    card slapped on the last Tum, and 50 ms after it, is heard as one sound with
+    the Tum; declared by a key press 120 ms after the card, the play was judged
+    late. The Tum heard 1.5 times as loud as the table's beats holds the card."""
+    from chant_onsets import generator
+
+    from voicehost.audio.chant import LastTum
+
+    for seed, k in ((1, 7), (2, 6)):
+        spec = generator().held_out_specs(seed)[k]
+        audio, t = generator().render(spec)
+        result = analyze(audio, tums=t["expected_tums"], follow=False)
+        verdicts = judge_plays(result, t["plays"], "normal")
+        assert [v.verdict for v in verdicts] == [ON_BEAT] * len(t["plays"])
+        struck = [e.t for e in result.events if isinstance(e, LastTum) and e.struck]
+        assert any(v.t in struck for v in verdicts)

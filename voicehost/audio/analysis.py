@@ -140,8 +140,9 @@ def judge_plays(analysis: Analysis, plays: Sequence[dict], windows: str = "norma
     judge = Judge(windows)
     heard = [e.t for e in analysis.events if isinstance(e, LastTum)]
     last_tums = sorted(set(analysis.last_tums) | set(heard))
+    struck = [e.t for e in analysis.events if isinstance(e, LastTum) and e.struck]
     return [judge.judge(float(p["t"]), last_tums, analysis.slaps, analysis.stops,
-                        analysis.off_grid) for p in plays]
+                        analysis.off_grid, struck) for p in plays]
 
 
 __all__ = ["Analysis", "analyze", "analyze_blocks", "judge_plays"]

@@ -114,6 +114,9 @@ CLICKED_WITHIN = 0.05
 #: (held-out seeds 1 to 8 in babble: last Tums 53 to 142 ms early).
 CHATTER_BEFORE = 0.04
 NEARER_BY = 0.02
+#: A last Tum heard this many times as strong as the table's beats lately holds a
+#: card slapped with it (within the 50 ms the detector hears as one onset).
+STRUCK = 1.5
 #: An early "kar" (under 0.4 of a beat) locks once sung again this close (share of a beat).
 EARLY_AGAIN = 0.08
 #: Three "Drak-kar"s in a row with their half beats this near the middle of the beat
@@ -165,6 +168,9 @@ class LastTum:
     t: float
     predicted_t: float
     bar: int = -1
+    #: Heard far louder than the table's beats lately: a card slapped with it,
+    #: heard as one sound with the Tum (see ``STRUCK``).
+    struck: bool = False
 
 
 @dataclass(frozen=True)
@@ -980,7 +986,10 @@ class ChantTracker:
 
     def _emit_last_tum(self, slot: _Slot, out: list[Event]) -> None:
         bar = self._bar.index if self._bar else self._bar_count
-        out.append(LastTum(round(slot.t, 5), round(slot.b, 5), bar))
+        o, typical = slot.onset, self._typical()
+        struck = (o is not None and o.kind != SLAP and typical > 0
+                  and o.strength >= STRUCK * typical)
+        out.append(LastTum(round(slot.t, 5), round(slot.b, 5), bar, struck))
 
     def _settle(self, s: _Slot, out: list[Event]) -> None:
         """Classify a closed slot; a beat with no onset waits until the song goes on.

@@ -186,6 +186,7 @@ class DrakkarHost:
         self.judge = Judge(windows)
         self.clock = 0.0
         self.last_tums: list[float] = []
+        self.struck_tums: list[float] = []  # last Tums loud enough to hold a card (chant.STRUCK)
         self.slaps: list[float] = []
         self.stops: list[float] = []
         self.bar_starts: list[float] = []
@@ -322,6 +323,8 @@ class DrakkarHost:
                 self.beat_index = e.index
             if name == "LastTum":
                 self.last_tums.append(e.t)
+                if getattr(e, "struck", False):
+                    self.struck_tums.append(e.t)
             elif name == "SongStopped":
                 if self._self_caused(e.t):
                     # The detector was deaf while the host spoke (half duplex):
@@ -545,16 +548,15 @@ class DrakkarHost:
         self._check_resume_done()
 
     def _judge(self, t: float) -> Verdict:
-        """The judge's verdict, with the onsets off the chant's grid when it takes them."""
+        """The judge's verdict, with the onsets off the chant's grid and the struck last Tums."""
         grid = getattr(self.tracker, "on_grid", None)
         recent = [o for o in self._voice_onsets if abs(o - t) <= 2 * SLAP_SEARCH]
         if grid is None:
-            return self.judge.judge(t, self.last_tums, self.slaps, self.stops)
+            return self.judge.judge(t, self.last_tums, self.slaps, self.stops,
+                                    struck=self.struck_tums)
         off_grid = [o for o in recent if o not in grid]
-        try:
-            return self.judge.judge(t, self.last_tums, self.slaps, self.stops, off_grid)
-        except TypeError:  # an older judge without off-grid onsets
-            return self.judge.judge(t, self.last_tums, self.slaps, self.stops)
+        return self.judge.judge(t, self.last_tums, self.slaps, self.stops, off_grid,
+                                self.struck_tums)
 
     def _on_discard(self, decl: Declaration) -> None:
         card = self._card(decl)
