@@ -105,6 +105,7 @@ audio in blocks of any size gives exactly the same onsets as feeding it whole.
 from __future__ import annotations
 
 import copy
+import math
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import Iterable
@@ -976,23 +977,39 @@ class OnsetDetector:
         """
         a = max(0, k0 - back - 10)
         b = min(len(env), k0 + 6)
-        y = env[a:b]
+        y = env[a:b].tolist()
         n = len(y)
-        js = np.arange(max(a + 3, k0 - back), k0 + 1) - a
-        if n < 8 or not len(js):
+        first, last = max(a + 3, k0 - back) - a, k0 - a  # the knees searched
+        if n < 8 or last < first:
             return k0
-        x = np.maximum(np.arange(n)[None, :] - js[:, None], 0).astype(float)
-        xm = x.mean(axis=1, keepdims=True)
-        ym = y.mean()
-        sxx = ((x - xm) ** 2).sum(axis=1)
-        sxy = ((x - xm) * (y - ym)).sum(axis=1)
-        slope = np.where(sxx > 0, sxy / np.where(sxx > 0, sxx, 1), 0)
-        resid = ((y - ym) ** 2).sum() - slope * sxy
-        resid = np.where(slope > 0, resid, np.inf)
-        best = int(np.argmin(resid))
-        if not np.isfinite(resid[best]) or slope[best] > steep:
+        # In plain Python: the window is some 40 values, and numpy's calls cost
+        # more than the arithmetic. The hinge from knee j is x = max(i - j, 0):
+        # its sums have closed forms, its product with y is a suffix sum.
+        ym = sum(y) / n
+        yc = [v - ym for v in y]
+        syy = sum(v * v for v in yc)
+        s0 = [0.0] * (n + 1)  # s0[j]: sum of yc[j:]
+        s1 = [0.0] * (n + 1)  # s1[j]: sum of i * yc[i] for i >= j
+        for i in range(n - 1, -1, -1):
+            s0[i] = s0[i + 1] + yc[i]
+            s1[i] = s1[i + 1] + i * yc[i]
+        best, best_resid, best_slope = None, math.inf, 0.0
+        for j in range(first, last + 1):
+            m = n - 1 - j  # points after the knee
+            sx = m * (m + 1) / 2.0
+            sxx = m * (m + 1) * (2 * m + 1) / 6.0 - sx * sx / n
+            if sxx <= 0:
+                continue
+            sxy = s1[j + 1] - j * s0[j + 1]
+            slope = sxy / sxx
+            if slope <= 0:
+                continue
+            resid = syy - slope * sxy
+            if resid < best_resid:
+                best, best_resid, best_slope = j, resid, slope
+        if best is None or best_slope > steep:
             return k0
-        return a + int(js[best])
+        return a + best
 
     def _refine_weights(self) -> np.ndarray:
         """Weights of a 4 ms window's frequency bins: the bands where this onset stands out of the noise.
