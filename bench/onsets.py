@@ -11,7 +11,10 @@ annotated recording (madmom's sample):
   (median, ms; slaps wait longer to see their decay and are left out, their
   figure is in the JSON); librosa is offline and sees the whole file, so it
   has none to report;
-* CPU seconds per second of audio.
+* CPU seconds per second of audio (BLAS on one thread, see ``bench/__main__``);
+* the plays judged as their true offset from the last Tum says, at the normal
+  and hard windows: each fixture's plays, declared 120 ms after their card
+  (a key press), through the same judge as the host.
 
 librosa runs with its defaults (``onset_detect(y, sr)``), offline.
 
