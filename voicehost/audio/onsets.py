@@ -105,6 +105,7 @@ audio in blocks of any size gives exactly the same onsets as feeding it whole.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from collections import deque
 from dataclasses import dataclass, replace
@@ -785,7 +786,7 @@ class OnsetDetector:
     def _top(self, lo: int, hi: int | None = None) -> float:
         """Bands ``lo:hi``'s level (median, bels) at its top in the last three frames."""
         hist = list(self._level_hist)[-3:]
-        return _quantile(np.max(np.stack(hist), axis=0)[lo:hi], 0.5)
+        return _quantile(_most(hist)[lo:hi], 0.5)
 
     def _upper_peak(self) -> float:
         """The upper bands' level at the top of a jump."""
@@ -847,7 +848,7 @@ class OnsetDetector:
         floor = np.maximum(room, self._loud - p.dominance)  # this frame's, as _decide's
         levels = list(self._level_hist)
         before = levels[-(la + p.lag + 2)]
-        top = np.max(np.stack(levels[-(la + 1):]), axis=0)
+        top = _most(levels[-(la + 1):])
         rises = []
         for gate in (floor, np.maximum(floor, self._loud - p.chant_margin)):
             gate = gate + p.floor_margin
@@ -1019,7 +1020,7 @@ class OnsetDetector:
         upper bands does not hide a voiced rise below, nor the reverse.
         """
         p, rate = self.p, self.rate
-        recent = np.max(np.stack(list(self._above_hist)), axis=0)
+        recent = _most(self._above_hist)
         prof = np.minimum(recent, p.refine_cap) ** 2
         w = np.zeros(self.n_fft // 2 + 1)
         w[self._lo : self._hi] = prof @ self._mel
@@ -1126,8 +1127,8 @@ class OnsetDetector:
         hist = list(self._level_hist)
         if len(hist) < la + 4:
             return VOICE
-        now = np.max(np.stack(hist[-1 - la :]), axis=0)
-        before = np.min(np.stack(hist[-4 - la : -1 - la]), axis=0)
+        now = _most(hist[-1 - la :])
+        before = functools.reduce(np.minimum, hist[-4 - la : -1 - la])
         jump = (now - before)[self._upper :]
         scale = p.slap_loose if loose else 1.0  # loose: whether it might be a slap
         if _quantile(jump, 0.2) <= p.slap_jump * scale:
@@ -1149,6 +1150,12 @@ def _rows(x: np.ndarray, start: int, n: int, width: int, step: int) -> np.ndarra
                       strides=(step * item, item))
     rows.flags.writeable = False
     return rows
+
+
+def _most(rows: Iterable[np.ndarray]) -> np.ndarray:
+    """The elementwise maximum of a few rows: ``np.max(np.stack(rows), axis=0)``
+    costs three to eight times as much on the few 40-band rows it is given."""
+    return functools.reduce(np.maximum, rows)
 
 
 def _quantile(values: np.ndarray, q: float) -> float:
