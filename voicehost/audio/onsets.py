@@ -953,14 +953,22 @@ class OnsetDetector:
         frame that heard the onset was not this syllable's; the first that
         does not fall back is. If every rise falls back, the first one stands.
         """
-        starts = up[np.concatenate([[True], np.diff(up) > 1])]
-        for u in starts:
+        # In plain Python: a few rises over some hundred values, where each
+        # numpy call costs more than its arithmetic.
+        levels = env.tolist()
+        ups = up.tolist()
+        prev = -2
+        for u in ups:
+            if u == prev + 1:  # still the same rise
+                prev = u
+                continue
+            prev = u
             k = int(ks[u])
             if k >= heard:
                 break
-            if env[k:heard].min() > base[u] + keep:
-                return int(u)
-        return int(up[0])
+            if min(levels[k:heard]) > float(base[u]) + keep:
+                return u
+        return ups[0]
 
     @staticmethod
     def _knee(env: np.ndarray, k0: int, back: int, steep: float) -> int:
