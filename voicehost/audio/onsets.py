@@ -925,8 +925,9 @@ class OnsetDetector:
         # env[k .. k+hold-1] (all of them above base + rise).
         ks = np.arange(5, n - hold)
         padded = np.concatenate([np.full(10, np.inf), env])
-        base = minimum_filter1d(padded, 10, origin=-5)[ks]  # padded[k .. k+9] = env[k-10 .. k-1]
-        held = minimum_filter1d(env, hold, origin=-(hold // 2))[ks]
+        # ks is a run of indices: slices are the same values, without a gather.
+        base = minimum_filter1d(padded, 10, origin=-5)[5 : n - hold]  # padded[k .. k+9] = env[k-10 .. k-1]
+        held = minimum_filter1d(env, hold, origin=-(hold // 2))[5 : n - hold]
         up = np.flatnonzero(held > base + rise)
         if len(up):
             first = up[0]
@@ -1062,7 +1063,7 @@ class OnsetDetector:
         else:
             n = len(seg) // ms
             env = np.log10((seg[: n * ms].reshape(n, ms) ** 2).mean(axis=1) + 1e-12)
-        return np.convolve(env, np.ones(3) / 3, mode="same")
+        return np.convolve(env, _SMOOTH3, mode="same")
 
     def _refine_click(self, coarse: float) -> tuple[float, float] | None:
         """A click heard over a syllable: its time to the millisecond and its rise in dB.
@@ -1158,6 +1159,10 @@ def _rows(x: np.ndarray, start: int, n: int, width: int, step: int) -> np.ndarra
                       strides=(step * item, item))
     rows.flags.writeable = False
     return rows
+
+
+#: The envelope's 3 ms moving average.
+_SMOOTH3 = np.ones(3) / 3
 
 
 def _most(rows: Iterable[np.ndarray]) -> np.ndarray:
