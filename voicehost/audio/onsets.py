@@ -921,20 +921,18 @@ class OnsetDetector:
             return coarse
         from scipy.ndimage import minimum_filter1d
 
-        # For k from 5: base, the least of env[k-10 .. k-1]; held, the least of
-        # env[k .. k+hold-1] (all of them above base + rise).
-        ks = np.arange(5, n - hold)
+        # For k from 5 (entry k - 5 of each): base, the least of env[k-10 .. k-1];
+        # held, the least of env[k .. k+hold-1] (all of them above base + rise).
         padded = np.concatenate([np.full(10, np.inf), env])
-        # ks is a run of indices: slices are the same values, without a gather.
         base = minimum_filter1d(padded, 10, origin=-5)[5 : n - hold]  # padded[k .. k+9] = env[k-10 .. k-1]
         held = minimum_filter1d(env, hold, origin=-(hold // 2))[5 : n - hold]
         up = np.flatnonzero(held > base + rise)
         if len(up):
-            first = up[0]
+            first = int(up[0])
             if p.refine_sustain > 0:
                 heard = min(n, int(round((coarse * rate - lo) / ms)))  # the onset's frame
-                first = self._sustained(env, ks, up, base, heard, p.refine_sustain / 10.0)
-            k0 = int(ks[first])
+                first = self._sustained(env, 5, up, base, heard, p.refine_sustain / 10.0)
+            k0 = 5 + first
             if p.refine_knee > 0:
                 k0 = self._knee(env, k0, p.refine_knee, p.refine_knee_slope / 10.0)
             t = (lo + k0 * ms) / rate
@@ -942,9 +940,11 @@ class OnsetDetector:
         return coarse
 
     @staticmethod
-    def _sustained(env: np.ndarray, ks: np.ndarray, up: np.ndarray, base: np.ndarray,
+    def _sustained(env: np.ndarray, start: int, up: np.ndarray, base: np.ndarray,
                    heard: int, keep: float) -> int:
-        """The first rise (an index into ``up``) that lasts until ``env[heard]``, the onset's frame.
+        """The first rise (an entry of ``up``) that lasts until ``env[heard]``, the onset's frame.
+
+        ``up`` and ``base`` count from ``env[start]``.
 
         Chatter under the chant rises and falls between syllables, and a
         bump of it that rose ``refine_db`` for a few milliseconds in the
@@ -964,7 +964,7 @@ class OnsetDetector:
                 prev = u
                 continue
             prev = u
-            k = int(ks[u])
+            k = start + u
             if k >= heard:
                 break
             if min(levels[k:heard]) > float(base[u]) + keep:
