@@ -347,6 +347,26 @@ def test_a_last_tum_far_louder_than_the_table_is_struck():
     assert [e.struck for e in last] == [False, False, True, False]
 
 
+def test_a_last_tum_that_clicks_sharper_than_the_tables_tums_is_struck():
+    """A card is a click, a sung "T" a breath: a last Tum 5 dB sharper than the Tums
+    before it holds a card, however loud; one as sharp as they are holds none,
+    even 1.6 times as loud. Compared with Tums alone: here the "Drak"s click
+    sharper than the Tum with the card."""
+    clicks = {0: -10.0, 1: -22.0}  # by beat: "Drak", Tum
+    onsets = []
+    for o in sung(1.0, 0.6, 6, tums=1):
+        beat = round((o.t - 1.0) / 0.6, 3)
+        onsets.append(replace(o, click=clicks.get(int(beat) % 2, -30.0) if beat == int(beat)
+                              else -30.0))
+    tums = [o for o in onsets if o.click == -22.0]
+    sharp, loud = tums[3], tums[4]
+    onsets = [replace(o, click=-17.0) if o is sharp
+              else replace(o, strength=1.6 * o.strength) if o is loud else o for o in onsets]
+    last = [e for e in track(onsets, tums=1, follow=False).events if isinstance(e, LastTum)]
+    assert [round(e.t, 3) for e in last] == [round(o.t, 3) for o in tums[1:]]  # locked in bar 2
+    assert [e.struck for e in last] == [False, False, True, False, False]
+
+
 @pytest.mark.parametrize("seed, k, bar", [(8, 5, 1), (7, 2, 4)])
 def test_a_card_slapped_in_chatter_times_its_last_tum(seed, k, bar):
     """Held-out chants in babble (20 and 15 dB), a card slapped on the last Tum: that
