@@ -5,14 +5,15 @@ Tum's onset (normal +-120 ms, easy +-200 ms, hard +-60 ms). The play is timed
 by the card's slap when the microphone heard one near the declaration (the
 key press or the spoken "kraken two" comes after the slap), else by the
 declaration itself. A card slapped with the Tum (within the 50 ms the
-detector hears as one onset) is heard as one sound with it, far louder than
-the table's beats: the tracker marks such a last Tum ``struck``
-(:data:`voicehost.audio.chant.STRUCK`), and it times a play declared in the
-250 ms after it when no slap of its own was heard. Timed by the key press,
-120 ms after the card, such plays were judged late (held-out seeds 1 to 8,
-real voices and the committed chants: 237 of 352 plays judged as their true
-offset says at the normal windows, 279 with struck Tums; 10 % of the last
-Tums with no card on them are struck too).
+detector hears as one onset) is heard as one sound with it, with a click far
+sharper than the table's sung Tums: the tracker marks such a last Tum
+``struck`` (:attr:`voicehost.audio.chant.LastTum.struck`), and it times a
+play declared in the 250 ms after it when no slap of its own was heard.
+Timed by the key press, 120 ms after the card, such plays were judged late
+(held-out seeds 1 to 8, real voices seeds 1 to 4 and the committed chants:
+237 of 352 plays judged as their true offset says at the normal windows,
+301 with struck Tums; 10 of 412 last Tums with no card near them are struck
+too).
 
 The last Tum is the onset of its first sound (the earliest singer's
 consonant). People feel a syllable's beat somewhat later, near its vowel
