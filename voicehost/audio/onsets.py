@@ -789,7 +789,7 @@ class OnsetDetector:
         self._decided_inside = True
         self._inside_shaped = shaped
         return Onset(t=round(t, 5), strength=round(float(fc), 3), kind=VOICE, inside=True,
-                     detected_t=(i + 1) * self.hop / self.rate)
+                     detected_t=(i + 1) * self.hop / self.rate, click=self._click_level(t))
 
     def _top(self, lo: int, hi: int | None = None) -> float:
         """Bands ``lo:hi``'s level (median, bels) at its top in the last three frames."""

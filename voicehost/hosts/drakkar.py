@@ -186,7 +186,7 @@ class DrakkarHost:
         self.judge = Judge(windows)
         self.clock = 0.0
         self.last_tums: list[float] = []
-        self.struck_tums: list[float] = []  # last Tums loud enough to hold a card (chant.STRUCK)
+        self.struck_tums: list[float] = []  # last Tums heard with a card in them (LastTum.struck)
         self.slaps: list[float] = []
         self.stops: list[float] = []
         self.bar_starts: list[float] = []
@@ -549,12 +549,9 @@ class DrakkarHost:
 
     def _judge(self, t: float) -> Verdict:
         """The judge's verdict, with the onsets off the chant's grid and the struck last Tums."""
-        grid = getattr(self.tracker, "on_grid", None)
-        recent = [o for o in self._voice_onsets if abs(o - t) <= 2 * SLAP_SEARCH]
-        if grid is None:
-            return self.judge.judge(t, self.last_tums, self.slaps, self.stops,
-                                    struck=self.struck_tums)
-        off_grid = [o for o in recent if o not in grid]
+        grid = self.tracker.on_grid
+        off_grid = [o for o in self._voice_onsets
+                    if abs(o - t) <= 2 * SLAP_SEARCH and o not in grid]
         return self.judge.judge(t, self.last_tums, self.slaps, self.stops, off_grid,
                                 self.struck_tums)
 
