@@ -14,7 +14,9 @@ annotated recording (madmom's sample):
 * CPU seconds per second of audio (BLAS on one thread, see ``bench/__main__``);
 * the plays judged as their true offset from the last Tum says, at the normal
   and hard windows: each fixture's plays, declared 120 ms after their card
-  (a key press), through the same judge as the host.
+  (a key press), through the same judge as the host; the wrong verdicts by
+  cause (no song, timed by the key press, timed by a card against a last Tum
+  placed wrong).
 
 librosa runs with its defaults (``onset_detect(y, sr)``), offline.
 
@@ -103,27 +105,39 @@ def _song_changes(truth: dict) -> list[tuple[float, int, bool]]:
 JUDGED = ("normal", "hard")
 
 
-def _plays_judged(onsets, tracker, truth: dict, duration: float) -> dict[str, list[int]]:
-    """Plays whose verdict is the one their true offset gives: ``{windows: [right, plays]}``.
+#: Why a play was judged wrong (see :func:`_plays_judged`).
+WRONG_WHY = ("no song", "key press", "card")
+
+
+def _plays_judged(onsets, tracker, truth: dict, duration: float) -> dict[str, list]:
+    """Plays whose verdict is the one their true offset gives: ``{windows: [right, plays, why]}``.
 
     What a table sees of the last-Tum errors. Each play is declared 120 ms
     after its slap (a key press); the judge times it by the slap heard nearest
     and compares it with the last Tums the tracker located, as the host does.
+    ``why`` counts the wrong verdicts by what went wrong (:data:`WRONG_WHY`):
+    no song heard there, the play timed by its key press (no card heard), or
+    timed by a card but against a last Tum, or with a card time, placed wrong.
     """
     from voicehost.audio.analysis import Analysis, judge_plays
-    from voicehost.audio.judge import EARLY, LATE, ON_BEAT, WINDOWS_MS
+    from voicehost.audio.judge import EARLY, LATE, NO_SONG, ON_BEAT, WINDOWS_MS
     from voicehost.audio.onsets import FAINT
 
     heard = Analysis(duration, 16000, [o for o in onsets if o.kind != FAINT], tracker,
                      tracker.events)
-    out = {}
+    out: dict[str, list] = {}
     for windows in JUDGED:
         w = WINDOWS_MS[windows]
         plays = truth.get("plays", [])
         want = [ON_BEAT if abs(p["offset_ms"]) <= w else EARLY if p["offset_ms"] < 0 else LATE
                 for p in plays]
-        got = [v.verdict for v in judge_plays(heard, plays, windows)]
-        out[windows] = [sum(a == b for a, b in zip(want, got)), len(plays)]
+        got = judge_plays(heard, plays, windows)
+        why = dict.fromkeys(WRONG_WHY, 0)
+        for a, v in zip(want, got):
+            if a != v.verdict:
+                why["no song" if v.verdict == NO_SONG
+                    else "key press" if v.timed_by == "declaration" else "card"] += 1
+        out[windows] = [sum(a == v.verdict for a, v in zip(want, got)), len(plays), why]
     return out
 
 
@@ -289,10 +303,15 @@ def _judged_line(rows: list[dict]) -> str:
     parts = []
     for key, who in (("ours", "voicehost"), ("librosa", "librosa's onsets")):
         got = {w: [sum(r[key]["judged"][w][i] for r in rows) for i in (0, 1)] for w in JUDGED}
-        parts.append(f"{who} " + ", ".join(f"{got[w][0]} of {got[w][1]} {w}" for w in JUDGED))
+        why = {k: sum(r[key]["judged"][JUDGED[0]][2][k] for r in rows) for k in WRONG_WHY}
+        wrong = ", ".join(f"{n} {k}" for k, n in why.items() if n) or "none"
+        parts.append(f"{who} " + ", ".join(f"{got[w][0]} of {got[w][1]} {w}" for w in JUDGED)
+                     + f" (wrong at {JUDGED[0]}: {wrong})")
     windows = ", ".join(f"{w} +-{WINDOWS_MS[w]:.0f} ms" for w in JUDGED)
     return (f"Plays judged as their true offset says ({windows}; declared 120 ms after the "
-            f"slap, timed by the slap heard): " + "; ".join(parts) + ".")
+            f"slap, timed by the slap heard; wrong for want of a song, timed by the key "
+            f"press, or timed by a card against a last Tum placed wrong): "
+            + "; ".join(parts) + ".")
 
 
 def _fmt(v, spec: str = ".3f") -> str:
