@@ -173,3 +173,28 @@ def test_the_plot_draws_each_play_with_the_window_it_was_judged_against():
         assert "on-beat window" in labels and "song stopped" in labels
     finally:
         plt.close(fig)
+
+
+def test_the_plot_marks_a_last_tum_with_a_card_in_it():
+    """A card slapped with the Tum is heard as one onset with it; the judge times a play
+    by that Tum, and the picture marks it, so a person sees why."""
+    import matplotlib.pyplot as plt
+
+    from voicehost.audio.analysis import analyze
+    from voicehost.audio.chant import LastTum
+    from voicehost.audio.plot import draw_analysis
+
+    name = "g5_120bpm_2tums_snr20"
+    truth = json.loads((CHANT / f"{name}.json").read_text())
+    result = analyze(CHANT / f"{name}.wav", tums=truth["expected_tums"], record=True)
+    struck = [e.t for e in result.events if isinstance(e, LastTum) and e.struck]
+    # Its card on bar 3 came 31 ms into the Tum: no slap heard apart from it.
+    assert len(struck) == 1
+    assert any(0 < s["t"] - struck[0] < 0.05 for s in truth["slaps"])
+    fig = draw_analysis(result, name)
+    try:
+        marks = [line for line in fig.axes[0].get_lines()
+                 if line.get_label() == "card heard in the Tum"]
+        assert len(marks) == 1 and list(marks[0].get_xdata()) == struck
+    finally:
+        plt.close(fig)
