@@ -210,3 +210,44 @@ def test_the_same_table_heard_a_little_later(delay):
         blocks_from_array(x, 16000, 1600))
     assert [(p.player, p.card, p.slot, p.timing) for p in result.plays] == essentials(
         TRUTH["record"]["events"])
+
+
+def test_a_card_heard_in_the_tum_is_a_play():
+    """Cards slapped softly on the Tum (a table rendered now, cards at 0.4 of the
+    fixtures' strength): the first is heard as one onset with its Tum, no slap of its
+    own. It was never taken as a play: the table stopped for it and the host said
+    the song had stopped. The last Tum it clicked through holds it now."""
+    import importlib
+    import sys
+
+    from voicehost.audio.blocks import blocks_from_array
+    from voicehost.hosts.drakkar import DrakkarHost, state_for
+    from voicehost.hosts.drakkar_voice import VoiceDeclarations
+    from voicehost.speech.recognizer import open_recognizer
+
+    tools = str(Path(__file__).resolve().parents[1] / "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    gen = importlib.import_module("make_game_fixtures")
+    game = gen.Game("soft", ["ann", "bo"], ["calm"] * 3, bpm=120, seed=30, voice=True,
+                    snr_db=15, slap_gain=0.4, script=[
+                        gen.Play("ann", "rower:red", 1, 0.0),
+                        gen.Play("bo", "rower:yellow", 2, 0.01),
+                        gen.Play("ann", "rower:yellow", 3, 0.0)])
+    audio, sidecar, truth = gen.render_game(game)
+    setup_ = {"game": "drakkar", **sidecar["setup"], "events": []}
+    announcer = Announcer(quiet=True, silent=True)
+    host = DrakkarHost(state_for(setup_, None, 0), announcer)
+    result = VoiceDeclarations(host, open_recognizer("pocketsphinx")).run(
+        blocks_from_array(audio, 16000, 1600))
+    first = truth["slaps"][0]["t"]
+    heard = [s for s in host.slaps if s not in host.struck_tums]
+    assert not any(abs(s - first) < 0.05 for s in heard)  # no slap of its own
+    assert any(abs(s - first) < 0.02 for s in host.struck_tums)
+    assert [(p.player, p.card, p.slot, p.timing) for p in result.plays] == essentials(
+        truth["record"]["events"])
+    assert all(p.verdict.verdict == "on_beat" for p in result.plays)
+    assert abs(result.plays[0].verdict.t - first) < 0.02  # timed by the Tum it was slapped with
+    last_warmup = truth["bars"][-1]["start"]
+    assert not [line for line in announcer.lines if line.t < last_warmup
+                and line.text.startswith("The song stopped")]

@@ -93,6 +93,7 @@ class Game:
     snr_db: float = 25.0
     fillers: list[str] = field(default_factory=lambda: ["rower:yellow"] * 6)
     voice: bool = False  # declared by voice (see the module docstring)
+    slap_gain: float = 1.0  # how hard the cards are slapped (1: as hard as the table sings)
 
 
 #: Voice declarations: when each player speaks, in seconds after the slap:
@@ -294,7 +295,7 @@ def render_game(game: Game) -> tuple[np.ndarray, dict, dict]:
                     i0 = max(0, int(round(t * RATE)))
                     mix[i0: i0 + len(x)] += x[: max(0, n - i0)]
     for sl in slaps:
-        x = slap_sound(rng) * rng.uniform(0.8, 1.0)
+        x = slap_sound(rng) * rng.uniform(0.8, 1.0) * game.slap_gain
         i0 = int(round(sl["t"] * RATE))
         mix[i0: i0 + len(x)] += x[: max(0, n - i0)]
     mix *= 0.5 / np.max(np.abs(mix))
