@@ -198,3 +198,16 @@ def test_the_plot_marks_a_last_tum_with_a_card_in_it():
         assert len(marks) == 1 and list(marks[0].get_xdata()) == struck
     finally:
         plt.close(fig)
+
+
+def test_judge_says_how_each_play_was_timed(tmp_path):
+    """A verdict that surprises is read with what timed it: the card heard (here, slapped
+    31 ms into the Tum), or the declaration when no card was heard."""
+    path = tmp_path / "plays.json"
+    path.write_text(json.dumps([{"t": 3.3, "player": "ann", "card": "kraken"}, {"t": 7.75}]))
+    out = vh("judge", str(CHANT / "g5_120bpm_2tums_snr20.wav"), "--tums", "2", "--plays", str(path))
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.splitlines()
+    assert first.startswith("3.300 s ann kraken: late (") and first.endswith(
+        "timed by the declaration: no card heard)")
+    assert second.startswith("7.750 s play 2: on beat (") and "timed by the card at 7.6" in second

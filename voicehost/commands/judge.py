@@ -79,8 +79,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"windows": args.windows, "plays": rows}, indent=1))
     else:
-        for r in rows:
-            off = "" if r["offset_ms"] is None else f" ({r['offset_ms']:+.0f} ms)"
-            who = f"{r.get('player', '?')} {r.get('card', '')}".strip()
-            print(f"{r['t']:.3f} s {who}: {r['verdict'].replace('_', ' ')}{off}")
+        for i, r in enumerate(rows, 1):
+            # How it was timed: what to look at when a verdict surprises.
+            how = (f"timed by the card at {r['play_t']:.3f} s" if r["timed_by"] == "slap"
+                   else "timed by the declaration: no card heard")
+            off = "" if r["offset_ms"] is None else f"{r['offset_ms']:+.0f} ms, "
+            who = f"{r.get('player', '')} {r.get('card', '')}".strip() or f"play {i}"
+            print(f"{r['t']:.3f} s {who}: {r['verdict'].replace('_', ' ')} ({off}{how})")
     return 0
