@@ -1,9 +1,10 @@
 """The picture a person looks at to see why a play was judged late.
 
 Top: the waveform with the onsets by kind (voice, slap), the beats and the
-last Tums (marked when a card was heard in one). Bottom: the onset strength the detector computed with its adaptive
-threshold. Plays, when given, are drawn on both with their verdicts, and each
-with the on-beat window it was judged against.
+last Tums (marked when a card was heard in one). Bottom: the onset strength
+the detector computed with its adaptive threshold. Plays, when given, are
+drawn on both with their verdicts, and each with the on-beat window it was
+judged against.
 """
 
 from __future__ import annotations
@@ -73,7 +74,9 @@ def draw_analysis(analysis, title: str = "", verdicts: Sequence = ()):
              transform=ax1.get_xaxis_transform())
     # A card slapped with a last Tum is heard as one onset with it (LastTum.struck):
     # the judge times a play by that Tum, so the picture says why.
-    struck = [e.t for e in analysis.events if getattr(e, "struck", False)]
+    from voicehost.audio.chant import LastTum
+
+    struck = [e.t for e in analysis.events if isinstance(e, LastTum) and e.struck]
     if struck:
         ax1.plot(struck, np.full(len(struck), 0.8), "s", mfc="none", color="tab:orange",
                  label="card heard in the Tum", transform=ax1.get_xaxis_transform())
