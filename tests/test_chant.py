@@ -93,7 +93,7 @@ def test_a_slap_that_hides_its_last_tum_is_not_the_last_tum(name, tum):
     """A card slapped 30 to 40 ms before the Tum hides the syllable (one onset,
     a slap). Taken as the Tum, the slap judged itself: 0 ms, whatever it was.
     The tracker puts that Tum halfway to the beat it predicted."""
-    from voicehost.audio.judge import Judge
+    from voicehost.audio.judge import Heard, Judge
 
     result = analyze(wav(name), tums=truth(name)["bars"][0]["tums"], follow=False)
     slap = next(s["t"] for s in truth(name)["slaps"] if 0.02 < tum - s["t"] < 0.05)
@@ -101,7 +101,7 @@ def test_a_slap_that_hides_its_last_tum_is_not_the_last_tum(name, tum):
     assert not any(abs(o.t - tum) < 0.02 for o in result.onsets)  # the Tum went unheard
     lt = min(result.last_tums, key=lambda x: abs(x - tum))
     assert abs(lt - tum) < 0.7 * (tum - slap)  # nearer the Tum than the slap
-    verdict = Judge("hard").judge(slap + 0.2, result.last_tums, slaps=result.slaps)
+    verdict = Judge("hard").judge(slap + 0.2, Heard(result.last_tums, slaps=result.slaps))
     assert verdict.timed_by == "slap" and verdict.verdict == "on_beat"
     assert -(tum - slap) * 1000 <= verdict.offset_ms <= -10
 

@@ -227,7 +227,7 @@ def test_drakkar_tap_is_a_declaration_on_the_host_clock_within_the_reported_erro
     estimated offset. The truth is bracketed independently (phone_offset_bounds)."""
     from playwright.sync_api import expect
 
-    from voicehost.audio.judge import Judge
+    from voicehost.audio.judge import Heard, Judge
 
     start = time.monotonic()
     clock = lambda: 500.0 + time.monotonic() - start  # noqa: E731  (the host's "sample clock")
@@ -267,7 +267,7 @@ def test_drakkar_tap_is_a_declaration_on_the_host_clock_within_the_reported_erro
             middle = (truth_lo + truth_hi) / 2
             errors.append((abs(decl.t - middle), decl.error, (truth_hi - truth_lo) / 2))
             # ... and the host judges it against the last Tum like any declaration.
-            verdict = Judge("normal").judge(decl.t, [middle + 0.05])
+            verdict = Judge("normal").judge(decl.t, Heard([middle + 0.05]))
             assert verdict.verdict == "on_beat"
             page.wait_for_timeout(150)
         # Above the hand limit (Inhospitable Island) the page offers a discard.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from voicehost.audio.analysis import analyze, judge_plays
-from voicehost.audio.judge import EARLY, LATE, NO_SONG, ON_BEAT, Judge
+from voicehost.audio.judge import EARLY, LATE, NO_SONG, ON_BEAT, Heard, Judge
 
 CHANT = Path(__file__).resolve().parents[1] / "audio_fixtures" / "chant"
 
@@ -17,31 +17,31 @@ CHANT = Path(__file__).resolve().parents[1] / "audio_fixtures" / "chant"
 def test_windows(windows, half):
     j = Judge(windows)
     lt = [10.0]
-    assert j.judge(10.0 + half - 0.001, lt).verdict == ON_BEAT
-    assert j.judge(10.0 - half + 0.001, lt).verdict == ON_BEAT
-    assert j.judge(10.0 + half + 0.002, lt).verdict == LATE
-    assert j.judge(10.0 - half - 0.002, lt).verdict == EARLY
+    assert j.judge(10.0 + half - 0.001, Heard(lt)).verdict == ON_BEAT
+    assert j.judge(10.0 - half + 0.001, Heard(lt)).verdict == ON_BEAT
+    assert j.judge(10.0 + half + 0.002, Heard(lt)).verdict == LATE
+    assert j.judge(10.0 - half - 0.002, Heard(lt)).verdict == EARLY
 
 
 def test_offset_sign_and_nearest_last_tum():
     j = Judge()
-    v = j.judge(12.05, [10.0, 12.0, 14.0])
+    v = j.judge(12.05, Heard([10.0, 12.0, 14.0]))
     assert v.last_tum == 12.0 and v.offset_ms == pytest.approx(50.0)
-    v = j.judge(13.7, [10.0, 12.0, 14.0])
+    v = j.judge(13.7, Heard([10.0, 12.0, 14.0]))
     assert v.last_tum == 14.0 and v.verdict == EARLY and v.offset_ms == pytest.approx(-300.0)
 
 
 def test_a_slap_near_the_declaration_times_the_play():
     j = Judge()
-    v = j.judge(10.2, [10.0], slaps=[10.01, 11.0])
+    v = j.judge(10.2, Heard([10.0], slaps=[10.01, 11.0]))
     assert v.timed_by == "slap" and v.t == 10.01 and v.verdict == ON_BEAT
-    v = j.judge(10.3, [10.0], slaps=[10.0 + 0.3 - 0.26])  # 260 ms away: too far
+    v = j.judge(10.3, Heard([10.0], slaps=[10.0 + 0.3 - 0.26]))  # 260 ms away: too far
     assert v.timed_by == "declaration" and v.verdict == LATE
 
 
 def test_an_unexplained_onset_before_the_declaration_stands_for_the_slap():
     j = Judge()
-    v = j.judge(10.25, [10.0], off_grid=[10.05, 10.3])
+    v = j.judge(10.25, Heard([10.0], off_grid=[10.05, 10.3]))
     assert v.timed_by == "slap" and v.t == 10.05
 
 
@@ -49,31 +49,31 @@ def test_a_last_tum_struck_with_a_card_times_the_play():
     """A card slapped on the beat is one sound with the Tum: no slap of its own is
     heard, but the Tum is far louder than the table's (the tracker says "struck")."""
     j = Judge("hard")
-    v = j.judge(10.12, [10.0], struck=[10.0])
+    v = j.judge(10.12, Heard([10.0], struck=[10.0]))
     assert v.timed_by == "slap" and v.t == 10.0 and v.verdict == ON_BEAT
-    assert j.judge(10.12, [10.0]).verdict == LATE  # timed by the key press
+    assert j.judge(10.12, Heard([10.0])).verdict == LATE  # timed by the key press
     # An onset heard off the grid just before the declaration is the card first.
-    v = j.judge(10.2, [10.0], off_grid=[10.09], struck=[10.0])
+    v = j.judge(10.2, Heard([10.0], off_grid=[10.09], struck=[10.0]))
     assert v.t == 10.09 and v.verdict == LATE
     # A struck Tum too long before the declaration, or after it, times nothing.
-    assert j.judge(10.3, [10.0], struck=[10.0]).timed_by == "declaration"
-    assert j.judge(9.95, [10.0], struck=[10.0]).timed_by == "declaration"
+    assert j.judge(10.3, Heard([10.0], struck=[10.0])).timed_by == "declaration"
+    assert j.judge(9.95, Heard([10.0], struck=[10.0])).timed_by == "declaration"
 
 
 def test_no_song():
     j = Judge()
-    assert j.judge(5.0, []).verdict == NO_SONG
-    assert j.judge(5.0, [1.0]).verdict == NO_SONG
-    v = j.judge(10.5, [10.0], stops=[10.3])
+    assert j.judge(5.0, Heard([])).verdict == NO_SONG
+    assert j.judge(5.0, Heard([1.0])).verdict == NO_SONG
+    v = j.judge(10.5, Heard([10.0], stops=[10.3]))
     assert v.verdict == NO_SONG and v.offset_ms is None
 
 
 def test_perceptual_offset_is_explicit_and_reported():
     j = Judge(perceptual_offset_ms=40.0)
-    v = j.judge(10.04, [10.0])
+    v = j.judge(10.04, Heard([10.0]))
     assert v.offset_ms == pytest.approx(0.0, abs=1e-6)
     assert v.as_dict()["perceptual_offset_ms"] == 40.0
-    assert Judge().judge(10.04, [10.0]).as_dict()["perceptual_offset_ms"] == 0.0
+    assert Judge().judge(10.04, Heard([10.0])).as_dict()["perceptual_offset_ms"] == 0.0
 
 
 def test_bad_windows_name():

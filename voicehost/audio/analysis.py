@@ -17,7 +17,7 @@ import numpy as np
 
 from voicehost.audio.blocks import PIPELINE_RATE, blocks_from_array
 from voicehost.audio.chant import ChantTracker, Event, LastTum, SongStopped
-from voicehost.audio.judge import Judge, Verdict
+from voicehost.audio.judge import Heard, Judge, Verdict
 from voicehost.audio.onsets import FAINT, SLAP, Onset, OnsetDetector
 
 
@@ -138,11 +138,11 @@ def analyze(source: str | Path | np.ndarray, tums: int = 3, reversed: bool = Fal
 def judge_plays(analysis: Analysis, plays: Sequence[dict], windows: str = "normal") -> list[Verdict]:
     """Verdicts for declared plays (``[{"t": s, ...}]``) against an analysed recording."""
     judge = Judge(windows)
-    heard = [e.t for e in analysis.events if isinstance(e, LastTum)]
-    last_tums = sorted(set(analysis.last_tums) | set(heard))
-    struck = [e.t for e in analysis.events if isinstance(e, LastTum) and e.struck]
-    return [judge.judge(float(p["t"]), last_tums, analysis.slaps, analysis.stops,
-                        analysis.off_grid, struck) for p in plays]
+    located = [e.t for e in analysis.events if isinstance(e, LastTum)]
+    heard = Heard(last_tums=sorted(set(analysis.last_tums) | set(located)),
+                  slaps=analysis.slaps, stops=analysis.stops, off_grid=analysis.off_grid,
+                  struck=[e.t for e in analysis.events if isinstance(e, LastTum) and e.struck])
+    return [judge.judge(float(p["t"]), heard) for p in plays]
 
 
 __all__ = ["Analysis", "analyze", "analyze_blocks", "judge_plays"]

@@ -42,6 +42,28 @@ NO_SONG = "no_song"
 
 
 @dataclass(frozen=True)
+class Heard:
+    """What the microphone heard that a verdict rests on: times on the sample clock (s).
+
+    The host gathers it as the song goes on, :func:`~voicehost.audio.analysis.judge_plays`
+    from a whole recording; the judge needs nothing else, so it stays a pure function
+    of a play's time and this.
+    """
+
+    #: The last Tums located (heard, or a bar's last beat the song went on through).
+    last_tums: Sequence[float] = ()
+    #: Onsets the detector called slaps: a card slapped on the table.
+    slaps: Sequence[float] = ()
+    #: When the song stopped.
+    stops: Sequence[float] = ()
+    #: Voice onsets off the chant's beats: one just before a declaration is most
+    #: likely its card (a slap into a singing table does not always sound like one).
+    off_grid: Sequence[float] = ()
+    #: Last Tums heard with a card in them (``LastTum.struck``).
+    struck: Sequence[float] = ()
+
+
+@dataclass(frozen=True)
 class Verdict:
     """``t``: the play's time (the slap's, or the declaration's when none was heard)."""
 
@@ -91,39 +113,33 @@ class Judge:
         self.max_gap = max_gap
         self.perceptual_offset_ms = perceptual_offset_ms
 
-    def judge(self, play_t: float, last_tums: Sequence[float], slaps: Sequence[float] = (),
-              stops: Sequence[float] = (), off_grid: Sequence[float] = (),
-              struck: Sequence[float] = ()) -> Verdict:
-        """Verdict for a play declared at ``play_t``.
+    def judge(self, play_t: float, heard: Heard) -> Verdict:
+        """Verdict for a play declared at ``play_t``, from what was ``heard`` so far.
 
-        ``last_tums`` are the heard last Tums so far (times, s), ``slaps`` the
-        slap onsets, ``stops`` the times the song stopped. ``off_grid`` are
-        onsets heard off the chant's beats that the detector did not call
-        slaps: one just before the declaration is most likely the card, so
-        it times the play when no slap was heard (a slap into a singing
-        table does not always sound like one). ``struck`` are last Tums heard
-        with a card in them: with no slap and no such onset, one just before
-        the declaration times the play.
+        The play is timed by the slap nearest the declaration (within
+        ``SLAP_SEARCH``); else by an off-grid onset just before it; else by a
+        struck last Tum just before it; else by the declaration itself.
         """
         t, by = play_t, "declaration"
-        near = [s for s in slaps if abs(s - play_t) <= SLAP_SEARCH]
+        near = [s for s in heard.slaps if abs(s - play_t) <= SLAP_SEARCH]
         if near:
             t, by = min(near, key=lambda s: abs(s - play_t)), "slap"
         else:
-            before = [s for s in off_grid if 0.0 <= play_t - s <= SLAP_SEARCH]
+            before = [s for s in heard.off_grid if 0.0 <= play_t - s <= SLAP_SEARCH]
             if not before:
-                before = [s for s in struck if 0.0 <= play_t - s <= SLAP_SEARCH]
+                before = [s for s in heard.struck if 0.0 <= play_t - s <= SLAP_SEARCH]
             if before:
                 t, by = max(before), "slap"
         shift = self.perceptual_offset_ms / 1000.0
-        cands = [lt for lt in last_tums if abs(lt + shift - t) <= self.max_gap]
+        cands = [lt for lt in heard.last_tums if abs(lt + shift - t) <= self.max_gap]
         common = dict(declared_t=play_t, timed_by=by, window_ms=self.window_ms,
                       perceptual_offset_ms=self.perceptual_offset_ms)
         if not cands:
             return Verdict(t, None, None, NO_SONG, **common)
         lt = min(cands, key=lambda x: abs(x + shift - t))
         # A stop between the last Tum and the play: the song was no longer going.
-        if any(min(lt, t) < s <= max(lt, t) for s in stops) and abs(t - lt) * 1000 > self.window_ms:
+        if (any(min(lt, t) < s <= max(lt, t) for s in heard.stops)
+                and abs(t - lt) * 1000 > self.window_ms):
             return Verdict(t, None, None, NO_SONG, **common)
         off = (t - (lt + shift)) * 1000.0
         if abs(off) <= self.window_ms:

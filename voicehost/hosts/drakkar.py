@@ -73,7 +73,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from voicehost.audio.judge import SLAP_SEARCH, Judge, Verdict
+from voicehost.audio.judge import SLAP_SEARCH, Heard, Judge, Verdict
 from voicehost.games import drakkar
 from voicehost.games.drakkar import Card, DrakkarState
 from voicehost.hosts.announce import Announcer
@@ -580,8 +580,8 @@ class DrakkarHost:
         grid = self.tracker.on_grid
         off_grid = [o for o in self._voice_onsets
                     if abs(o - t) <= 2 * SLAP_SEARCH and o not in grid]
-        return self.judge.judge(t, self.last_tums, self.slaps, self.stops, off_grid,
-                                self.struck_tums)
+        return self.judge.judge(t, Heard(self.last_tums, self.slaps, self.stops, off_grid,
+                                         self.struck_tums))
 
     def _on_discard(self, decl: Declaration) -> None:
         card = self._card(decl)
