@@ -1086,15 +1086,26 @@ class OnsetDetector:
         hi = min(int(round((t + CLICK_SPAN) * rate)), self._frame * self.hop)
         if hi - lo < 2 * ms + 2:
             return None
+        return round(10.0 * float(self._click_envelope(lo, hi).max()), 2)
+
+    def _click_envelope(self, lo: int, hi: int) -> np.ndarray:
+        """The second difference's energy (log) in 1 ms windows every quarter millisecond.
+
+        Over samples ``lo`` to ``hi``; window ``j`` starts ``j`` quarter
+        milliseconds after ``lo``. The second difference is a 12 dB per octave
+        tilt that leaves a vowel far below a click. On a whole-millisecond
+        grid a click's rise depended on where the grid fell (7.3 or 11.9 dB
+        for the same slap, a sample apart).
+        """
+        ms = self.rate // 1000
         x = self._hist[lo - self._hist_start : hi - self._hist_start]
         d1 = x[1:] - x[:-1]
-        seg = d1[1:] - d1[:-1]
+        seg = d1[1:] - d1[:-1]  # np.diff(x, n=2), without its overhead (this runs most frames)
         h = max(1, ms // 4)
         c = np.zeros(len(seg) + 1)
         np.cumsum(seg * seg, out=c[1:])
-        n = (len(seg) - ms) // h + 1
-        top = float((c[ms : ms + n * h : h] - c[: n * h : h]).max()) / ms
-        return round(10.0 * math.log10(top + 1e-12), 2)
+        n = (len(seg) - ms) // h + 1  # windows starting at 0, h, 2h ...
+        return np.log10((c[ms : ms + n * h : h] - c[: n * h : h]) / ms + 1e-12)
 
     def _refine_click(self, coarse: float) -> tuple[float, float] | None:
         """A click heard over a syllable: its time to the millisecond and its rise in dB.
@@ -1113,19 +1124,11 @@ class OnsetDetector:
         hi = min(int(round((coarse + 0.03) * rate)), self._frame * self.hop)
         if hi - lo < 20 * ms:
             return None
-        x = self._hist[lo - self._hist_start : hi - self._hist_start]
-        d1 = x[1:] - x[:-1]
-        seg = d1[1:] - d1[:-1]  # np.diff(x, n=2), without its overhead (this runs most frames)
-        # 1 ms energies every quarter millisecond: on a whole-millisecond grid
-        # the click's rise depended on where the grid fell (7.3 or 11.9 dB for
-        # the same slap, a sample apart).
-        h = max(1, ms // 4)
-        c = np.zeros(len(seg) + 1)
-        np.cumsum(seg * seg, out=c[1:])
-        n = (len(seg) - ms) // h + 1  # windows starting at 0, h, 2h ...
+        env = self._click_envelope(lo, hi)
+        n = len(env)
         if n < 20 * 4:
             return None
-        env = np.log10((c[ms : ms + n * h : h] - c[: n * h : h]) / ms + 1e-12)
+        h = max(1, ms // 4)
         q = ms // h  # hops per millisecond
         # held[j]: the least of the three 1 ms windows from j; before[j]: the
         # most of the windows that lie wholly in the 10 ms before j (a running
