@@ -49,6 +49,11 @@ class Analysis:
         return [o.t for o in self.onsets if o.kind != SLAP and o.t not in grid]
 
     @property
+    def struck(self) -> list[float]:
+        """Last Tums heard with a card in them (``LastTum.struck``)."""
+        return [e.t for e in self.events if isinstance(e, LastTum) and e.struck]
+
+    @property
     def stops(self) -> list[float]:
         return [e.t for e in self.events if isinstance(e, SongStopped)]
 
@@ -141,7 +146,7 @@ def judge_plays(analysis: Analysis, plays: Sequence[dict], windows: str = "norma
     located = [e.t for e in analysis.events if isinstance(e, LastTum)]
     heard = Heard(last_tums=sorted(set(analysis.last_tums) | set(located)),
                   slaps=analysis.slaps, stops=analysis.stops, off_grid=analysis.off_grid,
-                  struck=[e.t for e in analysis.events if isinstance(e, LastTum) and e.struck])
+                  struck=analysis.struck)
     return [judge.judge(float(p["t"]), heard) for p in plays]
 
 

@@ -74,9 +74,7 @@ def draw_analysis(analysis, title: str = "", verdicts: Sequence = ()):
              transform=ax1.get_xaxis_transform())
     # A card slapped with a last Tum is heard as one onset with it (LastTum.struck):
     # the judge times a play by that Tum, so the picture says why.
-    from voicehost.audio.chant import LastTum
-
-    struck = [e.t for e in analysis.events if isinstance(e, LastTum) and e.struck]
+    struck = analysis.struck
     if struck:
         ax1.plot(struck, np.full(len(struck), 0.8), "s", mfc="none", color="tab:orange",
                  label="card heard in the Tum", transform=ax1.get_xaxis_transform())
