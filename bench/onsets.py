@@ -125,19 +125,20 @@ def _plays_judged(onsets, tracker, truth: dict, duration: float) -> dict[str, li
 
     heard = Analysis(duration, 16000, [o for o in onsets if o.kind != FAINT], tracker,
                      tracker.events)
+    plays = truth.get("plays", [])
     out: dict[str, list] = {}
     for windows in JUDGED:
         w = WINDOWS_MS[windows]
-        plays = truth.get("plays", [])
         want = [ON_BEAT if abs(p["offset_ms"]) <= w else EARLY if p["offset_ms"] < 0 else LATE
                 for p in plays]
-        got = judge_plays(heard, plays, windows)
-        why = dict.fromkeys(WRONG_WHY, 0)
-        for a, v in zip(want, got):
-            if a != v.verdict:
+        right, why = 0, dict.fromkeys(WRONG_WHY, 0)
+        for a, v in zip(want, judge_plays(heard, plays, windows)):
+            if a == v.verdict:
+                right += 1
+            else:
                 why["no song" if v.verdict == NO_SONG
                     else "key press" if v.timed_by == "declaration" else "card"] += 1
-        out[windows] = [sum(a == v.verdict for a, v in zip(want, got)), len(plays), why]
+        out[windows] = [right, len(plays), why]
     return out
 
 

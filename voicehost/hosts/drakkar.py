@@ -67,6 +67,7 @@ Decisions where the issue and design leave room (documented in the README):
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from dataclasses import dataclass, field
@@ -387,7 +388,7 @@ class DrakkarHost:
         """
         if any(abs(s - t) <= CARD_IN_TUM for s in self.slaps):
             return
-        at = next((i for i, s in enumerate(self.slaps) if s > t), len(self.slaps))
+        at = bisect.bisect_right(self.slaps, t)  # the detector hands slaps out in time order
         if at >= self._slaps_looked:
             self.slaps.insert(at, t)
 
