@@ -612,6 +612,38 @@ def test_a_song_that_stops_a_beat_short_of_confirmation_is_kept():
     assert tr.bars == [] and tr.events == []
 
 
+#: Held-out seed 4, chant 0 (five singers, three Tums at 128 BPM, babble at 10 dB) as
+#: the detector hears it, to 8.2 s (t, strength, kind): the lock rests on chatter 0.6
+#: of a beat after the Tum at 3.377 s, taken for its "kar".
+HEARD_H04_00 = [
+    (0.032, 8.63, "voice"), (0.236, 13.76, "voice"), (0.497, 11.20, "voice"), (0.596, 22.34, "voice"),
+    (1.070, 17.25, "voice"), (1.302, 2.51, "faint"), (1.422, 6.30, "faint"), (1.472, 12.80, "voice"),
+    (1.829, 6.88, "voice"), (1.942, 3.33, "faint"), (2.022, 8.54, "voice"), (2.253, 6.65, "voice"),
+    (2.402, 3.46, "faint"), (2.482, 17.24, "voice"), (2.712, 8.87, "voice"), (2.958, 10.38, "voice"),
+    (3.192, 8.12, "voice"), (3.377, 12.54, "voice"), (3.682, 6.08, "voice"), (3.832, 2.37, "faint"),
+    (3.872, 10.58, "voice"), (4.122, 2.69, "faint"), (4.272, 5.60, "faint"), (4.362, 7.26, "voice"),
+    (4.602, 2.89, "faint"), (4.570, 11.00, "voice"), (4.702, 4.19, "faint"), (4.829, 8.74, "voice"),
+    (4.982, 1.41, "faint"), (5.290, 11.71, "voice"), (5.656, 46.62, "voice"), (5.766, 9.61, "voice"),
+    (6.052, 3.48, "faint"), (6.202, 3.16, "faint"), (6.225, 11.87, "voice"), (6.492, 6.90, "faint"),
+    (6.707, 9.09, "voice"), (7.002, 7.03, "faint"), (7.082, 3.97, "faint"), (7.162, 9.05, "voice"),
+    (7.282, 2.88, "faint"), (7.462, 6.74, "faint"), (7.612, 2.86, "faint"), (7.616, 19.57, "voice"),
+    (8.052, 4.04, "faint"), (8.087, 10.32, "voice"),
+]
+
+
+def test_a_kar_on_the_half_beat_moves_a_lock_made_on_chatter():
+    """The lock's "Drak-kar" was a Tum and chatter 0.6 of a beat after it, so the bars
+    began on that Tum. The table's next "Drak-kar", its "kar" 0.42 of a beat after its
+    "Drak", was taken for chatter because it fell 0.2 of a beat from where this table
+    "sang its kar" (the lock's chatter), and every last Tum was located a beat early.
+    One "kar" heard sets no swing: the one on the half beat moves the bars."""
+    onsets = sorted((Onset(t, s, k, detected_t=t + 0.05) for t, s, k in HEARD_H04_00),
+                    key=lambda o: o.t)
+    tr = track(onsets, tums=3, follow=False, end_t=8.5)
+    located = [e.t for e in tr.events if isinstance(e, LastTum)]
+    assert located == pytest.approx([5.757, 7.631], abs=0.02)  # the true last Tums
+
+
 #: Held-out seed 5, chant 3 (three singers, two Tums at 92 BPM, babble at 15 dB) as
 #: the detector heard it before it stopped looking for a burst before a click
 #: (t, strength, kind): the lock came on a faint rise on a Tum's half beat.
