@@ -1313,9 +1313,9 @@ class ChantTracker:
         (held-out seed 4, chant 0: every last Tum a beat early). Until a
         second "kar" is heard, one near the half beat is plain too (if not
         faint). Measured over the committed chants, held-out seeds 1 to 8
-        and real voices 1 to 4: last Tums 755 -> 758 of 875 (758 -> 766 once
-        a Tum in chatter is stamped where it is sung, see the onset
-        detector's ``back_share``; plays judged right 301 -> 305 of 352 then);
+        and real voices 1 to 4: last Tums 755 -> 758 of 875; with Tums in
+        chatter stamped where they are sung (the onset detector's
+        ``back_share``) 758 -> 770, and plays judged right 300 -> 306 of 352;
         people talking (``bench onsets --talk``) make no bar more.
         """
         ratio = s.half_at
