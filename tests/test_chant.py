@@ -645,6 +645,11 @@ def test_a_song_that_stops_a_beat_short_of_confirmation_is_kept():
     assert tr.bars == [] and tr.events == []
 
 
+def as_listed(rows) -> list[Onset]:
+    """Onsets listed as (t, strength, kind), in time order, each handed out 50 ms after it."""
+    return sorted((Onset(t, s, k, detected_t=t + 0.05) for t, s, k in rows), key=lambda o: o.t)
+
+
 #: Held-out seed 4, chant 0 (five singers, three Tums at 128 BPM, babble at 10 dB) as
 #: the detector hears it, to 8.2 s (t, strength, kind): the lock rests on chatter 0.6
 #: of a beat after the Tum at 3.377 s, taken for its "kar".
@@ -670,8 +675,7 @@ def test_a_kar_on_the_half_beat_moves_a_lock_made_on_chatter():
     "Drak", was taken for chatter because it fell 0.2 of a beat from where this table
     "sang its kar" (the lock's chatter), and every last Tum was located a beat early.
     One "kar" heard sets no swing: the one on the half beat moves the bars."""
-    onsets = sorted((Onset(t, s, k, detected_t=t + 0.05) for t, s, k in HEARD_H04_00),
-                    key=lambda o: o.t)
+    onsets = as_listed(HEARD_H04_00)
     tr = track(onsets, tums=3, follow=False, end_t=8.5)
     located = [e.t for e in tr.events if isinstance(e, LastTum)]
     assert located == pytest.approx([5.757, 7.631], abs=0.02)  # the true last Tums
@@ -700,8 +704,7 @@ def test_a_lock_on_a_faint_rise_a_beat_off_is_no_wrong_song():
     """The lock rested on a faint rise on a Tum's half beat, so the bars began on that
     Tum; the table's sung "Drak-kar" then fell where the bars had none, and the host
     announced one Tum. A faint rise is the weakest "kar": the sung one places the bars."""
-    onsets = sorted((Onset(t, s, k, detected_t=t + 0.05) for t, s, k in HEARD_H05_03),
-                    key=lambda o: o.t)
+    onsets = as_listed(HEARD_H05_03)
     tr = track(onsets, tums=2, follow=False, end_t=8.5)
     assert not any(isinstance(e, WrongSong) for e in tr.events)
     assert any(abs(b.start - 4.493) < 0.01 for b in tr.bars)  # the "Drak" at 4.51 s
