@@ -205,7 +205,7 @@ class OnsetParams:
     chant_share: float = 0.3  # ... and the share of an onset's rise that must be there (0: off)
     chatter_room: float = 3.0  # bels: ... where the room's floor is this close under the loud level
     chatter_flux: float = 0.3  # bels: the flux's running median from which the room chatters ...
-    back_share: float = 0.1  # ... and the share of a frame's rise near the loud level to back-track over it (0: off)
+    back_share: float = 0.1  # ... and a frame's share of rise near the loud level to walk back over (0: off)
     refine_knee: int = 20  # ms before the crossing the knee of a slow rise is searched (0: off)
     refine_knee_slope: float = 1.0  # dB/ms: a steeper rise (out of quiet) has no knee to find
     refine_sustain: float = 2.0  # dB over its floor a rise must keep until the onset's frame (0: off)
@@ -876,7 +876,11 @@ class OnsetDetector:
         return _quantile(self._loud - self._room, 0.5) <= self.p.chatter_room
 
     def _rises(self, top: np.ndarray, before: np.ndarray) -> tuple[float, float]:
-        """A rise from ``before`` to ``top`` (levels): over the floor, and within ``chant_margin`` of the loud level."""
+        """A rise from ``before`` to ``top``: over the floor, and within ``chant_margin`` of the loud level.
+
+        Both against the floor and loud level of the frame being decided:
+        they move over seconds, and a back-track spans at most 100 ms.
+        """
         p = self.p
         floor = np.maximum(self._room, self._loud - p.dominance)  # this frame's, as _decide's
         rises = []
