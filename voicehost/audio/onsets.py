@@ -332,7 +332,6 @@ class OnsetDetector:
         self._loud: np.ndarray | None = None
         self._dev: np.ndarray | None = None
         self._onset_peak = 0.0
-        self._flux_median = 0.0  # the flux's running median at the frame being decided
         self._last_start_frame = -1000
         self._last_stamp = -1e9
         # A possible slap waiting for its shape and decay: (onset, frames
@@ -633,7 +632,6 @@ class OnsetDetector:
         # rise starts and when the detector may re-arm; the high one (a share
         # of the strength of recent onsets) decides that a rise is an onset.
         low = max(p.abs_threshold, p.median_mult * med)
-        self._flux_median = med
         self._onset_peak *= p.peak_decay
         # The share of recent onsets keeps a loud chant's echoes out, but it is
         # capped relative to the noise so a quiet note after a loud one counts.
@@ -700,7 +698,7 @@ class OnsetDetector:
         floor_idx = max(0, c_idx - max(1, c - self._last_start_frame - 3))
         # In a room that chatters, a frame is walked over only if its rise
         # is the chant's (see _chant_frame).
-        chant = self._chant_frame if self._chatters() else (lambda j: True)
+        chant = self._chant_frame if self._chatters(med) else (lambda j: True)
         n_fl = len(fl)
         while (start > floor_idx and c_idx - start < p.valley_frames and fl[start - 1] > low_c
                and chant(start - 1 - n_fl)):
@@ -890,8 +888,10 @@ class OnsetDetector:
             rises.append(float(np.maximum(rise, 0.0).sum()))
         return rises[0], rises[1]
 
-    def _chatters(self) -> bool:
+    def _chatters(self, flux_median: float) -> bool:
         """Whether chatter rises and falls in the room: a noisy room whose flux is busy between onsets.
+
+        ``flux_median``: the flux's running median at the frame being decided.
 
         The flux counts each band's rise beyond its own fluctuation, so in
         steady noise (pink, white, a fan) its running median stays near
@@ -908,7 +908,7 @@ class OnsetDetector:
         """
         p = self.p
         return (p.back_share > 0 and self._loud is not None
-                and self._flux_median >= p.chatter_flux and self._noisy_room())
+                and flux_median >= p.chatter_flux and self._noisy_room())
 
     def _chant_frame(self, j: int) -> bool:
         """Whether the rise into frame ``j`` (from the end of the level history) is the chant's.
