@@ -55,7 +55,9 @@ How:
    the millisecond on a 1 ms-hop, 4 ms-window spectrogram weighted by the
    bands that rose above their noise (white noise in the upper bands must not hide a voiced rise, nor the reverse):
    the first millisecond that stays 4 dB above the quietest of the 10 ms
-   before it.
+   before it (in steady noise, moved back to the knee where a slow rise
+   left the noise; a vowel that never rises 4 dB in 10 ms out of loud
+   white noise has one too).
 6. Slap or voice: a slapped card raises all the upper bands at once (a flat,
    broadband jump) and dies within tens of ms; a sung consonant raises a few
    upper bands and runs into its vowel. An onset whose spectrum might be a
@@ -980,7 +982,16 @@ class OnsetDetector:
 
         The envelope (pre-emphasised, so bursts stand out) is compared with its
         own level in the valley; the onset is the first millisecond from
-        which it stays clearly above it.
+        which it stays clearly above it, moved back to the knee of a slow
+        rise (:meth:`_knee`).
+
+        In loud white noise a vowel may never stand ``refine_db`` over the
+        10 ms before it (its "T" buried, the singers joining one by one):
+        the onset kept the time of the frame that decided it, on the vowel.
+        Its knee is found then too, from that frame: over held-out seeds 1
+        to 4 at 10 dB, white noise F 0.905 -> 0.949 (stamps more than 50 ms
+        late, now on the vowel's start); last Tums over 30 ms off in white
+        noise, over 13 sets, 67 of 193 -> 55.
         """
         p = self.p
         rate = self.rate
@@ -1017,9 +1028,17 @@ class OnsetDetector:
             k0 = 5 + first
             if p.refine_knee > 0:
                 k0 = self._knee(env, k0, p.refine_knee, p.refine_knee_slope / 10.0)
-            t = (lo + k0 * ms) / rate
-            return float(min(max(t, coarse - p.refine_span), coarse + p.refine_span))
-        return coarse
+        elif p.refine_knee > 0:
+            # Never 4 dB over the 10 ms before it: a vowel rising slowly out of
+            # loud steady noise. Its knee is still where it began.
+            heard = min(n - 1, int(round((coarse * rate - lo) / ms)))
+            k0 = self._knee(env, heard, p.refine_knee, p.refine_knee_slope / 10.0)
+            if k0 == heard:
+                return coarse
+        else:
+            return coarse
+        t = (lo + k0 * ms) / rate
+        return float(min(max(t, coarse - p.refine_span), coarse + p.refine_span))
 
     @staticmethod
     def _sustained(env: np.ndarray, start: int, up: np.ndarray, base: np.ndarray,
