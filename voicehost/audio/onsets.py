@@ -49,8 +49,7 @@ How:
 5. The onset is stamped where the rise began: back over the frames whose
    flux was above the noise (where the room chatters, only over frames
    whose rise comes near the chant's level: chatter's flux is above the
-   noise too; in loud steady noise, over those above half of it: a slow
-   rise's first frames stay under it), then over a consonant's closure (up to 50 ms)
+   noise too), then over a consonant's closure (up to 50 ms)
    to its burst (a rise of the upper bands that their falls do not
    outweigh: a formant gliding across them is no burst), then refined to
    the millisecond on a 1 ms-hop, 4 ms-window spectrogram weighted by the
@@ -174,7 +173,7 @@ class OnsetParams:
     dead_frames: int = 50  # after this much digital silence (0.5 s), is the new sound the room?
     opening_frames: int = 10  # frames of new sound that tell the room from a syllable
     steady_range: float = 0.25  # bels the mean level may wander for the room's steady noise
-    rise_ratio: float = 0.5  # in loud steady noise, flux (times its noise level) walked back over
+    rise_ratio: float = 0.3  # flux (times threshold) that counts as rising when back-tracking
     dev_rate: float = 0.01  # per frame: band fluctuation follows over about a second
     dev_mult: float = 1.0  # a band's rise counts beyond this many mean fluctuations
     lag: int = 2  # frames between the compared spectra
@@ -194,6 +193,7 @@ class OnsetParams:
     burst_mult: float = 5.0  # consonant flux, times its noise level, that is a burst
     burst_net: float = 0.0  # share of a burst's rise in the upper bands left after their falls (-inf: off)
     burst_itself: float = 0.65  # share of a rise in the upper bands that makes it a burst or a click itself (>1: off)
+    valley_rise: float = 0.08  # share of the rise that marks its start
     refine_db: float = 4.0  # dB above the valley's envelope that marks the onset
     refine_hold: int = 4  # ms the envelope must stay above
     refine_weighted: bool = True  # weight the envelope by the bands above their noise
@@ -700,18 +700,9 @@ class OnsetDetector:
         floor_idx = max(0, c_idx - max(1, c - self._last_start_frame - 3))
         # In a room that chatters, a frame is walked over only if its rise
         # is the chant's (see _chant_frame).
-        chatty = self._chatters(med)
-        chant = self._chant_frame if chatty else (lambda j: True)
+        chant = self._chant_frame if self._chatters(med) else (lambda j: True)
         n_fl = len(fl)
-        # In loud steady noise a slow rise (singers joining one by one under
-        # it) stays under the noise level of the flux for its first frames.
-        # Over 13 sets (committed, held-out 1 to 8, real voices 1 to 4): F in
-        # white noise 0.956 -> 0.963, pink 0.957 -> 0.964; last Tums over 30 ms
-        # off 119 -> 114. Babble at 20 dB often does not count as chattering,
-        # and lost a little: F 0.752 -> 0.748, such last Tums 30 -> 33.
-        steady = not chatty and self._loud is not None and self._noisy_room()
-        walk = p.rise_ratio * low_c if steady else low_c
-        while (start > floor_idx and c_idx - start < p.valley_frames and fl[start - 1] > walk
+        while (start > floor_idx and c_idx - start < p.valley_frames and fl[start - 1] > low_c
                and chant(start - 1 - n_fl)):
             start -= 1
         # Then over the frames where a consonant was already rising.
