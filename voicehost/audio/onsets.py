@@ -173,7 +173,6 @@ class OnsetParams:
     dead_frames: int = 50  # after this much digital silence (0.5 s), is the new sound the room?
     opening_frames: int = 10  # frames of new sound that tell the room from a syllable
     steady_range: float = 0.25  # bels the mean level may wander for the room's steady noise
-    rise_ratio: float = 0.3  # flux (times threshold) that counts as rising when back-tracking
     dev_rate: float = 0.01  # per frame: band fluctuation follows over about a second
     dev_mult: float = 1.0  # a band's rise counts beyond this many mean fluctuations
     lag: int = 2  # frames between the compared spectra
@@ -193,7 +192,6 @@ class OnsetParams:
     burst_mult: float = 5.0  # consonant flux, times its noise level, that is a burst
     burst_net: float = 0.0  # share of a burst's rise in the upper bands left after their falls (-inf: off)
     burst_itself: float = 0.65  # share of a rise in the upper bands that makes it a burst or a click itself (>1: off)
-    valley_rise: float = 0.08  # share of the rise that marks its start
     refine_db: float = 4.0  # dB above the valley's envelope that marks the onset
     refine_hold: int = 4  # ms the envelope must stay above
     refine_weighted: bool = True  # weight the envelope by the bands above their noise
