@@ -109,7 +109,28 @@ JUDGED = ("normal", "hard")
 WRONG_WHY = ("no song", "key press", "card")
 
 
-def _plays_judged(onsets, tracker, truth: dict, duration: float) -> dict[str, list]:
+def heard_by_the_host(onsets, truth: dict, duration: float):
+    """The onsets and bars as the host has them (an :class:`Analysis`).
+
+    The tracker is told each song change when the game would tell it
+    (:func:`_song_changes`); told only the first song, it would look for
+    the wrong last Tum in every bar after a change (a one-Tum song reversed
+    sounds as the plain one: only the game knows the play falls on "Drak").
+    Like the host, it does not also follow the song it hears: that is for
+    offline analysis, and a "kar" of chatter followed as a song moved every
+    last Tum after it.
+    """
+    from voicehost.audio.analysis import Analysis
+    from voicehost.audio.chant import track
+    from voicehost.audio.onsets import FAINT
+
+    first = truth["bars"][0] if truth["bars"] else {"tums": 3, "reversed": False}
+    tr = track(onsets, first["tums"], first["reversed"], follow=False, end_t=duration,
+               songs=_song_changes(truth))
+    return Analysis(duration, 16000, [o for o in onsets if o.kind != FAINT], tr, tr.events)
+
+
+def _plays_judged(heard, truth: dict) -> dict[str, list]:
     """Plays whose verdict is the one their true offset gives: ``{windows: [right, plays, why]}``.
 
     What a table sees of the last-Tum errors. Each play is declared 120 ms
@@ -119,12 +140,9 @@ def _plays_judged(onsets, tracker, truth: dict, duration: float) -> dict[str, li
     no song heard there, the play timed by its key press (no card heard), or
     timed by a card but against a last Tum, or with a card time, placed wrong.
     """
-    from voicehost.audio.analysis import Analysis, judge_plays
+    from voicehost.audio.analysis import judge_plays
     from voicehost.audio.judge import EARLY, LATE, NO_SONG, ON_BEAT, WINDOWS_MS
-    from voicehost.audio.onsets import FAINT
 
-    heard = Analysis(duration, 16000, [o for o in onsets if o.kind != FAINT], tracker,
-                     tracker.events)
     plays = truth.get("plays", [])
     out: dict[str, list] = {}
     for windows in JUDGED:
@@ -145,18 +163,10 @@ def _plays_judged(onsets, tracker, truth: dict, duration: float) -> dict[str, li
 def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float], int, dict]:
     """Errors (s) of the tracker's last Tums against the truth, the bars, and the plays judged.
 
-    The tracker is told each song change when the game would tell it
-    (:func:`_song_changes`); told only the first song, it would look for
-    the wrong last Tum in every bar after a change. Like the host, it does
-    not also follow the song it hears: that is for offline analysis, and a
-    "kar" of chatter followed as a song moved every last Tum after it.
+    The last Tums are located as the host locates them (:func:`heard_by_the_host`).
     """
-    from voicehost.audio.chant import track
-
-    first = truth["bars"][0] if truth["bars"] else {"tums": 3, "reversed": False}
-    tr = track(onsets, first["tums"], first["reversed"], follow=False, end_t=duration,
-               songs=_song_changes(truth))
-    located = [b.last_tum for b in tr.bars if b.last_tum is not None]
+    heard = heard_by_the_host(onsets, truth, duration)
+    located = [b.last_tum for b in heard.tracker.bars if b.last_tum is not None]
     errs = []
     for bar in truth["bars"]:
         if not located:
@@ -164,7 +174,7 @@ def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float],
         j = int(np.argmin([abs(t - bar["last_tum"]) for t in located]))
         if abs(located[j] - bar["last_tum"]) <= 0.15:
             errs.append(located[j] - bar["last_tum"])
-    return errs, len(truth["bars"]), _plays_judged(onsets, tr, truth, duration)
+    return errs, len(truth["bars"]), _plays_judged(heard, truth)
 
 
 def evaluate(fx: Fixture) -> dict:

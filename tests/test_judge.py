@@ -100,27 +100,16 @@ def test_plays_on_fixture_audio(name):
 
 
 def _heard_by_the_host(audio, truth: dict):
-    """Onsets and bars as the host has them: the game tells the tracker each new song.
-
-    A one-Tum song reversed ("Tum, Drak-kar") sounds as the plain one does;
-    only the game knows that the play now falls on "Drak".
-    """
+    """Onsets and bars as the host has them: the game tells the tracker each new song."""
     import sys
 
-    from voicehost.audio.analysis import Analysis
     from voicehost.audio.blocks import PIPELINE_RATE
-    from voicehost.audio.chant import track
-    from voicehost.audio.onsets import FAINT, detect_onsets
+    from voicehost.audio.onsets import detect_onsets
 
     sys.path.insert(0, str(CHANT.parents[1]))
-    from bench.onsets import _song_changes
+    from bench.onsets import heard_by_the_host
 
-    onsets = detect_onsets(audio, faint=True)
-    duration = len(audio) / PIPELINE_RATE
-    first = truth["bars"][0]
-    tracker = track(onsets, first["tums"], first["reversed"], follow=False, end_t=duration,
-                    songs=_song_changes(truth))
-    return Analysis(duration, PIPELINE_RATE, [o for o in onsets if o.kind != FAINT], tracker, tracker.events)
+    return heard_by_the_host(detect_onsets(audio, faint=True), truth, len(audio) / PIPELINE_RATE)
 
 
 def test_a_card_slapped_on_the_beat_in_noise_is_judged_on_the_beat():
