@@ -1020,18 +1020,18 @@ class OnsetDetector:
         base = minimum_filter1d(padded, 10, origin=-5)[5 : n - hold]  # padded[k .. k+9] = env[k-10 .. k-1]
         held = minimum_filter1d(env, hold, origin=-(hold // 2))[5 : n - hold]
         up = np.flatnonzero(held > base + rise)
+        heard = int(round((coarse * rate - lo) / ms))  # the onset's frame, in env
         if len(up):
             first = int(up[0])
             if p.refine_sustain > 0:
-                heard = min(n, int(round((coarse * rate - lo) / ms)))  # the onset's frame
-                first = self._sustained(env, 5, up, base, heard, p.refine_sustain / 10.0)
+                first = self._sustained(env, 5, up, base, min(n, heard), p.refine_sustain / 10.0)
             k0 = 5 + first
             if p.refine_knee > 0:
                 k0 = self._knee(env, k0, p.refine_knee, p.refine_knee_slope / 10.0)
         elif p.refine_knee > 0:
             # Never 4 dB over the 10 ms before it: a vowel rising slowly out of
             # loud steady noise. Its knee is still where it began.
-            heard = min(n - 1, int(round((coarse * rate - lo) / ms)))
+            heard = min(n - 1, heard)
             k0 = self._knee(env, heard, p.refine_knee, p.refine_knee_slope / 10.0)
             if k0 == heard:
                 return coarse
