@@ -381,6 +381,12 @@ def test_a_card_slapped_in_chatter_times_its_last_tum(seed, k, bar):
     assert min(abs(x - truth) for x in located) < 0.03, [round(x - truth, 3) for x in located]
 
 
+def _last_tum_errors(result, true_last_tums) -> list[float]:
+    """Each true last Tum's nearest located one, less it (s)."""
+    located = [e.t for e in events_of(result, LastTum)]
+    return [min(located, key=lambda x: abs(x - t)) - t for t in true_last_tums]
+
+
 @pytest.mark.parametrize("specs, seed, k, bars, within_ms", [
     ("held_out_specs", 2, 1, [1, 2], 30),  # were 46 and 37 ms early
     ("real_voice_specs", 4, 6, [0, 4], 10),  # were 33 and 12 ms early
@@ -395,9 +401,7 @@ def test_a_tum_in_chatter_is_stamped_where_it_is_sung_not_on_the_chatter_before(
     spec = getattr(generator(), specs)(seed)[k]
     assert spec.noise == "babble"
     result, t = as_the_host_hears(spec)
-    located = [e.t for e in events_of(result, LastTum)]
-    errors = [min(located, key=lambda x: abs(x - t["bars"][b]["last_tum"])) - t["bars"][b]["last_tum"]
-              for b in bars]
+    errors = _last_tum_errors(result, [t["bars"][b]["last_tum"] for b in bars])
     assert all(abs(e) < within_ms / 1000 for e in errors), [round(e * 1000) for e in errors]
 
 
@@ -407,9 +411,7 @@ def test_a_tum_in_chatter_of_the_committed_fixtures_is_stamped_on_the_tum():
     truth = json.loads((CHANT / "g5_120bpm_2tums_snr20.json").read_text())
     assert truth["noise"] == "babble"
     result = analyze(read_audio(CHANT / "g5_120bpm_2tums_snr20.wav"), tums=2, follow=False)
-    located = [e.t for e in events_of(result, LastTum)]
-    errors = [min(located, key=lambda x: abs(x - b["last_tum"])) - b["last_tum"]
-              for b in truth["bars"][1:]]
+    errors = _last_tum_errors(result, [b["last_tum"] for b in truth["bars"][1:]])
     assert abs(errors[0]) < 0.01 and all(abs(e) < 0.02 for e in errors), \
         [round(e * 1000) for e in errors]
 
