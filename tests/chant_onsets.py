@@ -25,10 +25,24 @@ def sung(start: float, period: float, bars: int, tums: int = 3, loud: float = 1.
     return out
 
 
-def generator():
-    """tools/make_fixtures.py, loaded as the benchmark loads it."""
+def _bench_importable() -> None:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
+
+
+def generator():
+    """tools/make_fixtures.py, loaded as the benchmark loads it."""
+    _bench_importable()
     from bench._metrics import fixture_generator
 
     return fixture_generator()
+
+
+def heard_as_the_host(audio, truth: dict):
+    """Rendered ``audio``'s onsets and bars as the live host has them: told each song by the game, not following it."""
+    _bench_importable()
+    from bench.onsets import heard_by_the_host
+    from voicehost.audio.blocks import PIPELINE_RATE
+    from voicehost.audio.onsets import detect_onsets
+
+    return heard_by_the_host(detect_onsets(audio, faint=True), truth, len(audio) / PIPELINE_RATE)

@@ -14,13 +14,11 @@ from voicehost.audio.chant import (
     BarStart, Beat, ChantTracker, LastTum, LastTumPredicted, SongStopped, TempoChanged,
     WrongSong, track,
 )
-from voicehost.audio.blocks import PIPELINE_RATE
 from voicehost.audio.onsets import FAINT, SLAP, Onset, detect_onsets
 from voicehost.audio.sources import read_audio
 
-from chant_onsets import generator, sung
+from chant_onsets import generator, heard_as_the_host, sung
 from bench._metrics import f_measure, spoken_digits
-from bench.onsets import heard_by_the_host
 
 CHANT = Path(__file__).resolve().parents[1] / "audio_fixtures" / "chant"
 
@@ -515,7 +513,7 @@ def assert_last_tums_on(tr, truth: list[float], at_least: int) -> None:
 def as_the_host_hears(spec):
     """Render ``spec`` and analyse it as the live host does: told each song by the game, not following it."""
     audio, t = generator().render(spec)
-    return heard_by_the_host(detect_onsets(audio, faint=True), t, len(audio) / PIPELINE_RATE), t
+    return heard_as_the_host(audio, t), t
 
 
 def _bars_found(result, truth) -> tuple[int, int]:
