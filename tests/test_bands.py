@@ -18,7 +18,9 @@ def _levels() -> np.ndarray:
     x = read_audio(CHANT / "g2_150bpm_3tums_snr10.wav")[: 16000 * 4]
     frames = np.lib.stride_tricks.sliding_window_view(x, det.n_fft)[::det.hop]
     power = np.abs(np.fft.rfft(frames * det.window, axis=1)[:, det._lo : det._hi]) ** 2
-    return np.log10(power @ det._mel.T + 1e-7)
+    mel = power @ det._mel.T
+    efloor = det._floor(mel, np.zeros(len(mel), dtype=bool), np.zeros(len(mel), dtype=bool))
+    return np.log10(mel + 10.0 ** efloor[:, None] + 1e-12)
 
 
 def _follow(levels: np.ndarray, muted: np.ndarray, sizes: list[int]) -> dict[str, np.ndarray]:

@@ -271,7 +271,7 @@ def test_words_whose_pace_wanders_are_not_a_song(tums):
     table keeps its tempo from the first bar: a lock whose tempo moved more than 8 %
     before it was confirmed is dropped."""
     result = analyze(spoken_digits(109), tums=tums)
-    assert len(result.onsets) > 50
+    assert len(result.onsets) > 40  # fifty digits: a syllable heard for most
     assert result.tracker.bars == [] and events_of(result, LastTum) == []
 
 
@@ -283,7 +283,7 @@ def test_words_with_a_syllable_on_every_half_beat_are_not_a_song(seed):
     (the host would have said "the song stopped" when the talk did). No song has two
     in a row: before a lock is confirmed, such a pair is a stray onset."""
     result = analyze(spoken_digits(seed), tums=1, follow=False)
-    assert len(result.onsets) > 50
+    assert len(result.onsets) > 40  # fifty digits: a syllable heard for most
     assert result.tracker.bars == []
     assert not any(isinstance(e, (LastTum, SongStopped)) for e in result.events)
 
@@ -414,6 +414,59 @@ def test_a_tum_in_chatter_of_the_committed_fixtures_is_stamped_on_the_tum():
     errors = _last_tum_errors(result, [b["last_tum"] for b in truth["bars"][1:]])
     assert abs(errors[0]) < 0.01 and all(abs(e) < 0.02 for e in errors), \
         [round(e * 1000) for e in errors]
+
+
+def _beats_moved(shifts: dict[int, float], stray_at: float | None, period: float = 0.56,
+                 bars: int = 8) -> list[Onset]:
+    """A one-Tum song from 1.0 s, beat k moved by ``shifts[k]`` of a period (a "Drak"
+    with its "kar"), and a stray onset ``stray_at`` beats in."""
+    out, k = [], -1
+    for i, o in enumerate(sung(1.0, period, bars, tums=1)):
+        k += i % 3 != 1  # the "kar" moves with its "Drak"
+        d = shifts.get(k, 0.0) * period
+        out.append(replace(o, t=o.t + d, detected_t=o.detected_t + d))
+    if stray_at is not None:
+        t = 1.0 + stray_at * period
+        out.append(Onset(t, 15.0, detected_t=t + 0.06))
+    return sorted(out, key=lambda o: o.t)
+
+
+def _bars_out_by(onsets: list[Onset], until: float) -> int:
+    """Bars the live tracker has announced by the clock's ``until``."""
+    tr = ChantTracker(1, follow=False)
+    events = [e for o in onsets if o.detected_t <= until for e in tr.process([o], o.detected_t)]
+    events += tr.process([], until)
+    return sum(isinstance(e, BarStart) for e in events)
+
+
+def test_a_lock_with_a_stray_onset_waits_until_its_beats_keep_a_steady_tempo():
+    """Real spoken digits, seed 110: a one-Tum grid laid on them had a stray syllable
+    and a beat 61 ms late, the next ones early, and three bars were confirmed on four
+    beats in time. A table keeps one tempo; words said one after another scatter
+    about it. A lock with a stray onset is confirmed only once its beats lie near a
+    steady tempo; a song that keeps time loses nothing by it."""
+    scattered = {1: -0.05, 3: 0.1, 5: -0.08}
+    by = 1.0 + 7 * 0.56  # seven beats in: the bars sung so far are out ...
+    assert _bars_out_by(_beats_moved({}, 3.3), by) == 4  # ... steady, one stray
+    assert _bars_out_by(_beats_moved(scattered, None), by) == 4  # ... scattered, no stray
+    assert _bars_out_by(_beats_moved(scattered, 3.3), by) == 0  # both: not yet ...
+    assert _bars_out_by(_beats_moved(scattered, 3.3), by + 0.56) == 4  # ... a beat later
+    tr = track(_beats_moved(scattered, 3.3), tums=1, follow=False)
+    assert len(tr.bars) == len(track(_beats_moved({}, None), tums=1, follow=False).bars) == 8
+
+
+def test_chatter_on_a_half_beat_does_not_hide_the_bar_the_lock_heard():
+    """Real voices in babble (seed 4, chant 6): chatter on the half beat after a Tum
+    made a "Drak-kar" where the song has none, right after the one sung a bar after
+    the lock, and the lock was dropped with its first bar. The lock's "Drak-kar" and
+    one whole bars after it are a bar seen, whatever came since."""
+    period, bar = 0.6, 3 * 0.6
+    extra = [1.0 + b * bar + 1.5 * period for b in (1, 2)]  # after bars 2 and 3's first Tum
+    extra.append(1.0 + 2 * bar + 2.25 * period)  # and a stray between beats
+    onsets = sorted(sung(1.0, period, 6, tums=2) + [Onset(t, 15.0, detected_t=t + 0.06)
+                                                    for t in extra], key=lambda o: o.t)
+    tr = track(onsets, tums=2, follow=False)
+    assert [round(b.start, 2) for b in tr.bars] == [1.0, 2.8, 4.6, 6.4, 8.2, 10.0]
 
 
 @pytest.mark.parametrize("seed, tums", [(700, 1), (710, 2), (710, 3)])

@@ -366,8 +366,11 @@ def test_a_formant_gliding_in_the_last_vowel_is_no_burst():
     before = sum(_early(a, t, burst_net=float("-inf"), burst_itself=2.0) for a, t in rendered)
     guarded = sum(_early(a, t, burst_net=0.0, burst_itself=2.0) for a, t in rendered)
     now = sum(_early(a, t) for a, t in rendered)
-    assert before >= 6  # what the glide did (7), so the test shows the fault it guards
-    assert guarded <= 4, (before, guarded)  # 4: other faults, left for now
+    # What the glide did, so the test shows the fault it guards: 7 with the
+    # energy floor fixed at 1e-7, 4 with it relative to the chant (these
+    # renders are not at the committed chants' level).
+    assert before >= 4
+    assert guarded < before and guarded <= 3, (before, guarded)  # 3: other faults, left for now
     assert now <= guarded, (guarded, now)
 
 
@@ -430,3 +433,17 @@ def test_a_card_slapped_in_chatter_is_stamped_at_its_click():
     nearest = min(onsets, key=lambda o: abs(o.t - slap))
     assert abs(nearest.t - slap) < 0.015, (nearest, slap)
     assert not [o for o in onsets if 0.03 < slap - o.t < 0.15]
+
+
+def test_a_quiet_microphone_hears_the_chant_as_a_loud_one():
+    """The chants peak at -1 dBFS; a laptop's microphone across the table records
+    them 30 dB quieter. With the energy floor fixed (1e-7 in each band), this babble
+    chant gave 28 onsets instead of 22 and 9 of those 22 moved by 5 to 500 ms;
+    relative to the chant, only rounding differs."""
+    x, _ = fixture("g4_130bpm_slaps_snr10")
+    loud = detect_onsets(x, 16000)
+    quiet = detect_onsets(x * 10 ** (-30 / 20), 16000)
+    assert abs(len(quiet) - len(loud)) <= 1
+    same = [o for o in loud
+            if any(abs(q.t - o.t) <= 0.0011 and q.kind == o.kind for q in quiet)]
+    assert len(same) >= 0.95 * len(loud)
