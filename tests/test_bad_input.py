@@ -365,6 +365,34 @@ def test_bad_plays_files_are_one_clear_line(name, tmp_path, capsys):
     assert_one_error_line(code, err, "plays")
 
 
+BAD_SONGS = {
+    "missing": None,
+    "not_json": "[{",
+    "an_object": json.dumps({"t": 1.0, "tums": 2}),
+    "no_time": json.dumps([{"tums": 2}]),
+    "negative_time": json.dumps([{"t": -1, "tums": 2}]),
+    "nan_time": '[{"t": NaN, "tums": 2}]',
+    "no_tums": json.dumps([{"t": 3.0}]),
+    "four_tums": json.dumps([{"t": 3.0, "tums": 4}]),
+    "bool_tums": json.dumps([{"t": 3.0, "tums": True}]),
+    "text_reversed": json.dumps([{"t": 3.0, "tums": 1, "reversed": "yes"}]),
+    "not_a_song": json.dumps([2]),
+}
+
+
+@pytest.mark.parametrize("command", ["judge", "analyze"])
+@pytest.mark.parametrize("name", sorted(BAD_SONGS))
+def test_bad_songs_files_are_one_clear_line(name, command, tmp_path, capsys):
+    songs = tmp_path / "songs.json"
+    if BAD_SONGS[name] is not None:
+        songs.write_text(BAD_SONGS[name])
+    plays = tmp_path / "plays.json"
+    plays.write_text(json.dumps([{"t": 1.0}]))
+    args = ["--plays", str(plays)] if command == "judge" else []
+    code, out, err = run_cli(capsys, command, str(CHANT), *args, "--songs", str(songs), "--json")
+    assert_one_error_line(code, err, "song")
+
+
 def test_unknown_devices_are_one_clear_line_naming_the_devices(pulse, capsys):
     code, out, err = run_cli(capsys, "calibrate", "--input-device", "bluetooth headset")
     assert_one_error_line(code, err, "bluetooth headset", "pulse")

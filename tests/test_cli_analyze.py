@@ -90,6 +90,55 @@ def test_judge_json_contract(tmp_path):
     assert hard[0]["verdict"] == "late"
 
 
+def _songs_told(truth: dict) -> list[dict]:
+    """The songs the game told in a rendered chant, as a host tells them after each play."""
+    from chant_onsets import _bench_importable
+
+    _bench_importable()
+    from bench.onsets import _song_changes
+
+    return [{"t": t, "tums": n, "reversed": r} for t, n, r in _song_changes(truth)]
+
+
+def test_judge_told_the_songs_judges_a_reversed_one_tum_song_on_its_drak(tmp_path):
+    """A one-Tum song turned round by Whirlpool Island ("Tum, Drak-kar") sounds exactly
+    as the plain one. Following the song heard, the judge put a bar's last Tum on the
+    Tum, and a play 50 ms after "Drak" was judged 582 ms late (held-out seed 10, chant 9,
+    pink noise at 10 dB). Told the songs as the host is, it looks on "Drak"."""
+    from chant_onsets import generator
+
+    spec = generator().held_out_specs(10)[9]
+    audio, truth = generator().render(spec)
+    assert [(b["tums"], b["reversed"]) for b in truth["bars"]][-1] == (1, True)
+    wav, plays, songs = tmp_path / "c.wav", tmp_path / "plays.json", tmp_path / "songs.json"
+    sf.write(wav, audio, 16000)
+    plays.write_text(json.dumps(truth["plays"]))
+    songs.write_text(json.dumps(_songs_told(truth)))
+    out = vh("judge", str(wav), "--tums", "1", "--plays", str(plays), "--songs", str(songs), "--json")
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)["plays"]
+    assert len(got) == len(truth["plays"]) == 2
+    for play, v in zip(truth["plays"], got):
+        true_last = min((b["last_tum"] for b in truth["bars"]), key=lambda t: abs(t - play["t"]))
+        assert v["verdict"] == "on_beat" and abs(play["offset_ms"]) <= 120
+        assert abs(v["last_tum"] - true_last) < 0.03, (v, true_last)
+
+
+def test_songs_told_are_heard_alike_at_any_block_size():
+    """The songs are told when the clock reaches them, not when a block ends: cut into
+    blocks of any size, a recording whose song changes twice gives the same bars."""
+    from voicehost.audio.analysis import analyze
+
+    wav = CHANT / "g4_105bpm_change_3_2_1_snr20.wav"
+    truth = json.loads(wav.with_suffix(".json").read_text())
+    songs = [(s["t"], s["tums"], s["reversed"]) for s in _songs_told(truth)]
+    assert len(songs) == 2
+    runs = [analyze(wav, tums=3, follow=False, songs=songs, blocksize=b) for b in (160, 1024, 4800)]
+    bars = [[(b.start, b.tums, b.last_tum) for b in r.tracker.bars] for r in runs]
+    assert bars[0] == bars[1] == bars[2]
+    assert [t for _, t, _ in bars[0]] == [b["tums"] for b in truth["bars"]]
+
+
 @pytest.mark.parametrize("content,word", [
     ("{not json", "JSON"),
     ('{"t": 1}', "list"),

@@ -92,12 +92,21 @@ def _event_dict(e: Event) -> dict[str, Any]:
     return d
 
 
+#: A song the game told from a moment on: ``(t, tums, reversed)``, ``t`` in seconds.
+SongChange = tuple[float, int, bool]
+
+
 def analyze_blocks(blocks, duration: float, rate: int = PIPELINE_RATE, tums: int = 3,
                    reversed: bool = False, follow: bool = True, record: bool = False,
-                   mute=None) -> Analysis:
-    """Run detector and tracker over ``blocks`` as they would come live."""
+                   mute=None, songs: Sequence[SongChange] = ()) -> Analysis:
+    """Run detector and tracker over ``blocks`` as they would come live.
+
+    ``songs``: the game's song changes, each told to the tracker when the
+    clock reaches its time, as a host tells it after a play.
+    """
     det = OnsetDetector(rate=rate, mute=mute, record=record, faint=True)
     tr = ChantTracker(tums, reversed, follow=follow)
+    changes = sorted(songs)
     onsets: list[Onset] = []
     events: list[Event] = []
     kept: list[np.ndarray] = []
@@ -108,36 +117,55 @@ def analyze_blocks(blocks, duration: float, rate: int = PIPELINE_RATE, tums: int
         new = det.process(b)
         onsets.extend(o for o in new if o.kind != FAINT)  # faint rises: the tracker's only
         end = b.end
-        events.extend(tr.process(new, end / rate))
+        events.extend(_told(tr, new, end / rate, changes))
         if record:
             kept.append(b.samples)
     new = det.flush()
     onsets.extend(o for o in new if o.kind != FAINT)
-    events.extend(tr.process(new, end / rate))
+    events.extend(_told(tr, new, end / rate, changes))
     events.extend(tr.finish(end / rate))
     samples = np.concatenate(kept) if record and kept else None
     return Analysis(duration, rate, onsets, tr, events, det.odf, samples)
 
 
+def _told(tr: ChantTracker, new: list[Onset], now: float, changes: list[SongChange]) -> list[Event]:
+    """Hand the tracker a block's onsets, and each song change due by ``now`` at its own moment.
+
+    The onsets decided by a change's moment go first, as they would have
+    live (a host is told after the play, while the song goes on); the
+    change is taken off ``changes``.
+    """
+    out: list[Event] = []
+    while changes and changes[0][0] <= now:
+        t, tums, reversed = changes.pop(0)
+        before = [o for o in new if (o.detected_t or o.t) <= t]
+        new = [o for o in new if (o.detected_t or o.t) > t]
+        out += tr.process(before, t)
+        tr.set_song(tums, reversed)
+    return out + tr.process(new, now)
+
+
 def analyze(source: str | Path | np.ndarray, tums: int = 3, reversed: bool = False,
             rate: int = PIPELINE_RATE, record: bool = False, follow: bool = True,
-            blocksize: int | None = None) -> Analysis:
+            blocksize: int | None = None, songs: Sequence[SongChange] = ()) -> Analysis:
     """Analyse a recording (a path to any audio file, or mono samples at ``rate``).
 
     ``blocksize`` (samples) only changes how the file is cut into blocks, as a
     sound card with another block size would: the result is the same.
+    ``songs`` are the game's song changes (:func:`analyze_blocks`).
     """
     if isinstance(source, (str, Path)):
         from voicehost.audio.sources import FileSource
 
         src = FileSource(source, rate=rate) if blocksize is None else \
             FileSource(source, rate=rate, blocksize=blocksize)
-        result = analyze_blocks(src.blocks(), src.duration, rate, tums, reversed, follow, record)
+        result = analyze_blocks(src.blocks(), src.duration, rate, tums, reversed, follow, record,
+                                songs=songs)
         result.file_rate = src.file_rate
         return result
     x = np.asarray(source, dtype=np.float32)
     return analyze_blocks(blocks_from_array(x, rate), len(x) / rate, rate, tums, reversed,
-                          follow, record)
+                          follow, record, songs=songs)
 
 
 def judge_plays(analysis: Analysis, plays: Sequence[dict], windows: str = "normal") -> list[Verdict]:
@@ -150,4 +178,4 @@ def judge_plays(analysis: Analysis, plays: Sequence[dict], windows: str = "norma
     return [judge.judge(float(p["t"]), heard) for p in plays]
 
 
-__all__ = ["Analysis", "analyze", "analyze_blocks", "judge_plays"]
+__all__ = ["Analysis", "SongChange", "analyze", "analyze_blocks", "judge_plays"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from voicehost.commands.judge import add_songs_argument, load_songs
+
 HELP = "find the chant's onsets, beats, bars and last Tums in a recording"
 ORDER = 40
 
@@ -16,14 +18,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Tums the song has at the start (default 3)")
     parser.add_argument("--reversed", action="store_true",
                         help='the song after Whirlpool Island: "Tum Tum Tum Drakkar"')
+    add_songs_argument(parser)
     parser.add_argument("--plot", metavar="PNG",
                         help="also draw waveform, onset strength, onsets, beats and last Tums")
 
 
 def run(args: argparse.Namespace) -> int:
+    songs = load_songs(getattr(args, "songs", None))
     from voicehost.audio.analysis import analyze
 
-    result = analyze(args.wav, tums=args.tums, reversed=args.reversed, record=bool(args.plot))
+    result = analyze(args.wav, tums=args.tums, reversed=args.reversed, record=bool(args.plot),
+                     follow=not songs, songs=songs)
     out = result.as_dict()
     if args.plot:
         from voicehost.audio.plot import plot_analysis

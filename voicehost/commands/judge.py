@@ -17,6 +17,10 @@ class PlaysError(VoicehostError):
     """A plays file that cannot be read as a list of plays."""
 
 
+class SongsError(VoicehostError):
+    """A songs file that cannot be read as a list of song changes."""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("wav", metavar="WAV", help="a recording (WAV, FLAC, OGG; any rate)")
     parser.add_argument("--plays", required=True, metavar="PLAYS.json",
@@ -26,29 +30,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Tums the song has at the start (default 3)")
     parser.add_argument("--reversed", action="store_true",
                         help='the song after Whirlpool Island: "Tum Tum Tum Drakkar"')
+    add_songs_argument(parser)
     parser.add_argument("--plot", metavar="PNG",
                         help="also draw the recording with its last Tums and each play's verdict")
     parser.add_argument("--windows", choices=("normal", "easy", "hard"), default="normal",
                         help="on-beat window: normal +-120 ms, easy +-200, hard +-60")
 
 
-def load_plays(path: str | Path) -> list[dict]:
-    """Read and check a plays file; every mistake is one sentence saying what to fix."""
+def _json_list(path: str | Path, key: str, error: type[VoicehostError],
+               example: str) -> tuple[Path, list]:
+    """A file's JSON list of ``key`` (or ``{key: [...]}``); every mistake is one sentence."""
     p = Path(path)
     if not p.is_file():
-        raise PlaysError(f"{p}: no such plays file; give a JSON list of plays.")
+        raise error(f"{p}: no such {key} file; give a JSON list of {key}.")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PlaysError(f"{p} is not valid JSON ({exc}); fix the file.") from None
-    if isinstance(data, dict) and isinstance(data.get("plays"), list):
-        data = data["plays"]
+        raise error(f"{p} is not valid JSON ({exc}); fix the file.") from None
+    if isinstance(data, dict) and isinstance(data.get(key), list):
+        data = data[key]
     if not isinstance(data, list):
-        raise PlaysError(f'{p} must hold a JSON list of plays like [{{"t": 3.2, "player": "Ann", '
-                         '"card": "rower", "slot": 2}].')
+        raise error(f"{p} must hold a JSON list of {key} like {example}.")
+    return p, data
+
+
+def _is_time(t: object) -> bool:
+    """Seconds into the recording: a finite number >= 0 (not a bool, which JSON keeps apart)."""
+    return not isinstance(t, bool) and isinstance(t, (int, float)) and math.isfinite(t) and t >= 0
+
+
+def load_plays(path: str | Path) -> list[dict]:
+    """Read and check a plays file; every mistake is one sentence saying what to fix."""
+    p, data = _json_list(path, "plays", PlaysError,
+                         '[{"t": 3.2, "player": "Ann", "card": "rower", "slot": 2}]')
     for i, play in enumerate(data):
-        t = play.get("t") if isinstance(play, dict) else None
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t < 0:
+        if not _is_time(play.get("t") if isinstance(play, dict) else None):
             raise PlaysError(f'{p}: play {i + 1} needs a time "t" in seconds (a number >= 0).')
         slot = play.get("slot")
         if slot is not None and slot not in (1, 2, 3):
@@ -56,12 +72,47 @@ def load_plays(path: str | Path) -> list[dict]:
     return data
 
 
+def add_songs_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--songs", metavar="SONGS.json",
+        help='the song the game told from each moment on, as the host tells it after a play: '
+             '[{"t": s, "tums": 1|2|3, "reversed": false}, ...]; without it the song heard '
+             "is followed from --tums on")
+
+
+def load_songs(path: str | Path | None) -> list[tuple[float, int, bool]]:
+    """Read and check a songs file: ``(t, tums, reversed)`` in time order ([] without one).
+
+    A one-Tum song turned round by Whirlpool Island ("Tum, Drak-kar") sounds
+    exactly as the plain one: only the game knows the play falls on "Drak".
+    Told the songs, the tracker is the host's (it does not follow the song
+    heard) and looks for each bar's last Tum where the game's song has it.
+    """
+    if path is None:
+        return []
+    p, data = _json_list(path, "songs", SongsError,
+                         '[{"t": 12.4, "tums": 2}, {"t": 30.1, "tums": 3, "reversed": true}]')
+    out = []
+    for i, song in enumerate(data):
+        song = song if isinstance(song, dict) else {}
+        t, tums, rev = song.get("t"), song.get("tums"), song.get("reversed", False)
+        if not _is_time(t):
+            raise SongsError(f'{p}: song {i + 1} needs a time "t" in seconds (a number >= 0).')
+        if isinstance(tums, bool) or tums not in (1, 2, 3):
+            raise SongsError(f'{p}: song {i + 1} needs "tums": 1, 2 or 3 (it has {tums!r}).')
+        if not isinstance(rev, bool):
+            raise SongsError(f'{p}: song {i + 1} has "reversed": {rev!r}; it is true or false.')
+        out.append((float(t), int(tums), rev))
+    return sorted(out)
+
+
 def run(args: argparse.Namespace) -> int:
     plays = load_plays(args.plays)
+    songs = load_songs(getattr(args, "songs", None))
     from voicehost.audio.analysis import analyze, judge_plays
 
     result = analyze(args.wav, tums=args.tums, reversed=args.reversed,
-                     record=bool(getattr(args, "plot", None)))
+                     record=bool(getattr(args, "plot", None)), follow=not songs, songs=songs)
     verdicts = judge_plays(result, plays, args.windows)
     if getattr(args, "plot", None):
         from voicehost.audio.plot import plot_analysis
