@@ -348,6 +348,7 @@ BAD_PLAYS = {
     "text_time": json.dumps([{"t": "soon"}]),
     "bool_time": json.dumps([{"t": True}]),
     "bad_slot": json.dumps([{"t": 1.0, "slot": 7}]),
+    "bool_slot": json.dumps([{"t": 1.0, "slot": True}]),
     "not_a_play": json.dumps([3]),
     "nan_time": '[{"t": NaN}]',
     "infinite_time": '[{"t": Infinity}]',

@@ -67,7 +67,7 @@ def load_plays(path: str | Path) -> list[dict]:
         if not _is_time(play.get("t") if isinstance(play, dict) else None):
             raise PlaysError(f'{p}: play {i + 1} needs a time "t" in seconds (a number >= 0).')
         slot = play.get("slot")
-        if slot is not None and slot not in (1, 2, 3):
+        if slot is not None and (isinstance(slot, bool) or slot not in (1, 2, 3)):
             raise PlaysError(f"{p}: play {i + 1} has slot {slot!r}; a slot is 1, 2 or 3.")
     return data
 
