@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from voicehost.audio.blocks import PIPELINE_RATE, blocks_from_array
-from voicehost.audio.chant import ChantTracker, Event, LastTum, SongStopped
+from voicehost.audio.chant import ChantTracker, Event, LastTum, SongChange, SongStopped, feed
 from voicehost.audio.judge import Heard, Judge, Verdict
 from voicehost.audio.onsets import FAINT, SLAP, Onset, OnsetDetector
 
@@ -92,10 +92,6 @@ def _event_dict(e: Event) -> dict[str, Any]:
     return d
 
 
-#: A song the game told from a moment on: ``(t, tums, reversed)``, ``t`` in seconds.
-SongChange = tuple[float, int, bool]
-
-
 def analyze_blocks(blocks, duration: float, rate: int = PIPELINE_RATE, tums: int = 3,
                    reversed: bool = False, follow: bool = True, record: bool = False,
                    mute=None, songs: Sequence[SongChange] = ()) -> Analysis:
@@ -117,32 +113,15 @@ def analyze_blocks(blocks, duration: float, rate: int = PIPELINE_RATE, tums: int
         new = det.process(b)
         onsets.extend(o for o in new if o.kind != FAINT)  # faint rises: the tracker's only
         end = b.end
-        events.extend(_told(tr, new, end / rate, changes))
+        events.extend(feed(tr, new, end / rate, changes))
         if record:
             kept.append(b.samples)
     new = det.flush()
     onsets.extend(o for o in new if o.kind != FAINT)
-    events.extend(_told(tr, new, end / rate, changes))
+    events.extend(feed(tr, new, end / rate, changes))
     events.extend(tr.finish(end / rate))
     samples = np.concatenate(kept) if record and kept else None
     return Analysis(duration, rate, onsets, tr, events, det.odf, samples)
-
-
-def _told(tr: ChantTracker, new: list[Onset], now: float, changes: list[SongChange]) -> list[Event]:
-    """Hand the tracker a block's onsets, and each song change due by ``now`` at its own moment.
-
-    The onsets decided by a change's moment go first, as they would have
-    live (a host is told after the play, while the song goes on); the
-    change is taken off ``changes``.
-    """
-    out: list[Event] = []
-    while changes and changes[0][0] <= now:
-        t, tums, reversed = changes.pop(0)
-        before = [o for o in new if (o.detected_t or o.t) <= t]
-        new = [o for o in new if (o.detected_t or o.t) > t]
-        out += tr.process(before, t)
-        tr.set_song(tums, reversed)
-    return out + tr.process(new, now)
 
 
 def analyze(source: str | Path | np.ndarray, tums: int = 3, reversed: bool = False,

@@ -1520,25 +1520,41 @@ def _check_tums(tums: int) -> None:
         raise ValueError(f"a bar has 1 to {MAX_TUMS} Tums, not {tums}")
 
 
+#: A song the game told from a moment on: ``(t, tums, reversed)``, ``t`` in seconds.
+SongChange = tuple[float, int, bool]
+
+
+def feed(tr: ChantTracker, onsets: Sequence[Onset], now_t: float,
+         changes: list[SongChange]) -> list[Event]:
+    """Hand ``tr`` the onsets decided by ``now_t``, and each song change due by then at its moment.
+
+    ``changes`` (in time order) are the game's song changes: each is told to
+    the tracker (:meth:`ChantTracker.set_song`) when the clock reaches its
+    ``t``, as a host tells it after a play, and taken off the list. Onsets
+    decided by that moment go in first, as they would have live.
+    """
+    out: list[Event] = []
+    new = list(onsets)
+    while changes and changes[0][0] <= now_t:
+        t, tums, reversed = changes.pop(0)
+        out += tr.process([o for o in new if (o.detected_t or o.t) <= t], t)
+        new = [o for o in new if (o.detected_t or o.t) > t]
+        tr.set_song(tums, reversed)
+    return out + tr.process(new, now_t)
+
+
 def track(onsets: Iterable[Onset], tums: int = 3, reversed: bool = False,
           follow: bool = True, end_t: float | None = None,
-          songs: Sequence[tuple[float, int, bool]] = ()) -> ChantTracker:
+          songs: Sequence[SongChange] = ()) -> ChantTracker:
     """Run the tracker over a finished list of onsets, fed in time order as live.
 
-    ``songs`` are the game's song changes, ``(t, tums, reversed)`` in time
-    order: each is told to the tracker (:meth:`ChantTracker.set_song`) when the
-    clock reaches ``t``, as a host tells it after a play.
+    ``songs`` are the game's song changes, in time order (:func:`feed`).
     """
     tr = ChantTracker(tums, reversed, follow=follow)
     changes = list(songs)
     last = 0.0
     for o in sorted(onsets, key=lambda o: o.detected_t or o.t):
-        now = max(o.detected_t or o.t, last)
-        while changes and changes[0][0] <= now:
-            t, new_tums, new_reversed = changes.pop(0)
-            tr.process([], max(t, last))
-            tr.set_song(new_tums, new_reversed)
-        tr.process([o], now)
-        last = now
+        last = max(o.detected_t or o.t, last)
+        feed(tr, [o], last, changes)
     tr.finish(end_t if end_t is not None else last)
     return tr
