@@ -24,7 +24,9 @@ class SongsError(VoicehostError):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("wav", metavar="WAV", help="a recording (WAV, FLAC, OGG; any rate)")
     parser.add_argument("--plays", required=True, metavar="PLAYS.json",
-                        help='[{"t": s, "player": name, "card": kind, "slot": 1|2|3}, ...]')
+                        help='[{"t": s, "player": name, "card": kind, "slot": 1|2|3}, ...], '
+                             "or the --journal of a game hosted with --record-input: its "
+                             "plays, each song and the host's verdicts")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--tums", type=int, default=3, choices=(1, 2, 3),
                         help="Tums the song has at the start (default 3)")
@@ -33,8 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_songs_argument(parser)
     parser.add_argument("--plot", metavar="PNG",
                         help="also draw the recording with its last Tums and each play's verdict")
-    parser.add_argument("--windows", choices=("normal", "easy", "hard"), default="normal",
-                        help="on-beat window: normal +-120 ms, easy +-200, hard +-60")
+    parser.add_argument("--windows", choices=("normal", "easy", "hard"), default=None,
+                        help="on-beat window: normal +-120 ms (the default, or the journal's "
+                             "game's), easy +-200, hard +-60")
 
 
 def _json_list(path: str | Path, key: str, error: type[VoicehostError],
@@ -107,13 +110,22 @@ def load_songs(path: str | Path | None) -> list[tuple[float, int, bool]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    plays = load_plays(args.plays)
+    from voicehost.hosts.drakkar_review import is_journal, journal_plays
+
     songs = load_songs(getattr(args, "songs", None))
+    windows, resumed = args.windows, 0
+    if is_journal(args.plays):
+        game = journal_plays(args.plays)
+        plays, songs, resumed = game.plays, songs or game.songs, game.resumed
+        windows = windows or game.windows
+    else:
+        plays = load_plays(args.plays)
+    windows = windows or "normal"
     from voicehost.audio.analysis import analyze, judge_plays
 
     result = analyze(args.wav, tums=args.tums, reversed=args.reversed,
                      record=bool(getattr(args, "plot", None)), follow=not songs, songs=songs)
-    verdicts = judge_plays(result, plays, args.windows)
+    verdicts = judge_plays(result, plays, windows)
     if getattr(args, "plot", None):
         from voicehost.audio.plot import plot_analysis
 
@@ -121,14 +133,19 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     for play, v in zip(plays, verdicts):
         row = v.as_dict()
-        for key in ("player", "card", "slot"):
+        for key in ("player", "card", "slot", "host"):
             if key in play:
                 row[key] = play[key]
         row["t"] = round(float(play["t"]), 4)  # the declaration, as given
         row["play_t"] = round(v.t, 4)  # when the play happened (slap or declaration)
         rows.append(row)
+    left = (f"{resumed} play(s) after the game was resumed are left out: a resumed game "
+            "has a new clock and was not recorded." if resumed else None)
     if args.json:
-        print(json.dumps({"windows": args.windows, "plays": rows}, indent=1))
+        out: dict = {"windows": windows, "plays": rows}
+        if resumed:
+            out["left_out_after_resume"] = resumed
+        print(json.dumps(out, indent=1))
     else:
         for i, r in enumerate(rows, 1):
             # How it was timed: what to look at when a verdict surprises.
@@ -136,5 +153,17 @@ def run(args: argparse.Namespace) -> int:
                    else "timed by the declaration: no card heard")
             off = "" if r["offset_ms"] is None else f"{r['offset_ms']:+.0f} ms, "
             who = f"{r.get('player', '')} {r.get('card', '')}".strip() or f"play {i}"
-            print(f"{r['t']:.3f} s {who}: {r['verdict'].replace('_', ' ')} ({off}{how})")
+            print(f"{r['t']:.3f} s {who}: {r['verdict'].replace('_', ' ')} ({off}{how})"
+                  + _host_said(r.get("host")))
+        if left:
+            print(left)
     return 0
+
+
+def _host_said(host: dict | None) -> str:
+    """The verdict the host gave live, from a journal: what the new one is compared with."""
+    if not host or not host.get("verdict"):
+        return ""
+    off = host.get("offset_ms")
+    return f"; the host said {host['verdict'].replace('_', ' ')}" + (
+        "" if off is None else f" ({off:+.0f} ms)")

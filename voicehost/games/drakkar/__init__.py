@@ -49,6 +49,7 @@ from .record import (
     play_event,
     replay,
     replay_output,
+    replay_steps,
     replay_record,
     setup_record,
 )
@@ -83,7 +84,8 @@ __all__ = [
     "DiscardRequired", "Discarded", "PercussionistFlipped", "SongChanged", "GameWon",
     "GameLost", "NextPlayer", "OUT_OF_RHYTHM", "OUT_OF_TURN", "singing_stops",
     "Island",
-    "Replay", "check_record", "replay", "replay_output", "replay_record", "setup_record",
+    "Replay", "check_record", "replay", "replay_output", "replay_record", "replay_steps",
+    "setup_record",
     "play_event", "discard_event",
     "ISLANDS_TO_WIN", "LOST", "WON", "PLAYING", "ON_BEAT", "OFF_BEAT",
     "DrakkarState", "IllegalPlay", "Setup", "check_play", "default_discards", "discard",

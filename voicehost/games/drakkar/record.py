@@ -21,7 +21,7 @@ recently (listed in ``defaulted_discards``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from voicehost.errors import RecordError
 
@@ -139,8 +139,25 @@ def check_record(
 
 def replay(record: Any, config: DrakkarConfig | None = None) -> Replay:
     """Replay a record through the rules; the final state is ``.state``."""
+    result = None
+    for result in replay_steps(record, config):
+        pass
+    assert result is not None  # replay_steps yields the start before any event
+    return result
+
+
+def replay_steps(record: Any, config: DrakkarConfig | None = None) -> Iterator[Replay]:
+    """The replay as it goes: the start, then after each of the record's events.
+
+    One :class:`Replay` updated in place and yielded once before the first
+    event and once after each (a refused play too, listed in ``rejected``),
+    so the ``n``-th yield after the first follows the record's ``n``-th event:
+    what a game's song was from each play on, say, for judging its recording
+    again.
+    """
     state, actions = check_record(record, config)
     result = Replay(state)
+    yield result
     for index, action in enumerate(actions):
         try:
             if action["type"] == "play":
@@ -158,9 +175,10 @@ def replay(record: Any, config: DrakkarConfig | None = None) -> Replay:
                 result.state, events = discard(result.state, action["player"], action["card"])
         except IllegalPlay as refusal:
             result.rejected.append({"index": index, "why": refusal.reason})
+            yield result
             continue
         result.events += events
-    return result
+        yield result
 
 
 def replay_output(result: Replay) -> dict[str, Any]:
