@@ -31,6 +31,11 @@ are the honest figures for a chant it has never met.
 chant's beat, clean and in pink, white and babble noise), since espeak-ng is
 one synthesiser and the detector may have learnt its voice.
 
+Either option takes a range or a list of seeds (``1-8``, ``1,3,5``), scored
+as one pool; ``--committed`` adds the committed fixtures to them
+(``--committed --held-out 1-8 --real-voices 1-4``: the thirteen sets the
+README's pooled figures come from).
+
 ``--room RT60`` sings either set in a reverberant room (a tail dying 60 dB
 in RT60 seconds, as loud as the direct sound or ``--drr DB`` under it,
 before the noise): a table in a living room, not the dry studio every other
@@ -355,6 +360,21 @@ def print_table(groups: list[tuple[str, list[dict]]]) -> None:
         print("  ".join(str(v).ljust(w) for v, w in zip(l, widths)))
 
 
+def _seeds(text: str) -> list[int]:
+    """``7``, ``1-8`` or ``1,3,5``: the seeds of the rendered sets to score, pooled."""
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            lo, dash, hi = part.partition("-")
+            seeds += range(int(lo), int(hi if dash else lo) + 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a seed (7), a range (1-8) or a list "
+                                         "(1,3,5)") from None
+    if not seeds:
+        raise argparse.ArgumentTypeError(f"{text!r}: a range from low to high, like 1-8")
+    return seeds
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench onsets", description=__doc__.splitlines()[0])
     ap.add_argument("--room", metavar="RT60", type=float,
@@ -368,12 +388,18 @@ def main(argv: list[str]) -> int:
                          "(40 is a quiet room)")
     ap.add_argument("--per-file", action="store_true", help="also one line per recording")
     ap.add_argument("--json", metavar="PATH", help="write every figure to a JSON file")
-    ap.add_argument("--held-out", metavar="SEED", type=int,
-                    help="score sixteen chants rendered now from SEED (tools/make_fixtures.py "
-                         "held_out_specs) instead of the committed fixtures the detector was tuned on")
-    ap.add_argument("--real-voices", metavar="SEED", type=int,
-                    help="score eight chants rendered now from SEED in real people's recorded "
-                         "words (tools/make_fixtures.py real_voice_specs, ../shared/data/real/fsdd)")
+    ap.add_argument("--held-out", metavar="SEEDS", type=_seeds,
+                    help="score sixteen chants rendered now from each seed (7, 1-8 or 1,3,5; "
+                         "tools/make_fixtures.py held_out_specs) instead of the committed "
+                         "fixtures the detector was tuned on")
+    ap.add_argument("--real-voices", metavar="SEEDS", type=_seeds,
+                    help="score eight chants rendered now from each seed in real people's "
+                         "recorded words (tools/make_fixtures.py real_voice_specs, "
+                         "../shared/data/real/fsdd)")
+    ap.add_argument("--committed", action="store_true",
+                    help="with --held-out or --real-voices: score the committed fixtures too "
+                         "(--committed --held-out 1-8 --real-voices 1-4 are the sets the "
+                         "README's pooled figures come from)")
     ap.add_argument("--talk", metavar="SEED", type=int,
                     help="instead of chants, twelve sequences of real spoken digits from SEED "
                          "(../shared/data/real/fsdd): the bars the tracker follows where no one "
@@ -381,7 +407,8 @@ def main(argv: list[str]) -> int:
                          "300, 500 and 700 were not)")
     args = ap.parse_args(argv)
     if args.talk is not None:
-        if any(v is not None for v in (args.held_out, args.real_voices, args.room, args.snr)):
+        if args.committed or any(v is not None for v in (args.held_out, args.real_voices,
+                                                          args.room, args.snr)):
             print("bench onsets: --talk goes alone: it sings no chant", file=sys.stderr)
             return 2
         if not (REAL / "fsdd").is_dir():
@@ -406,23 +433,34 @@ def main(argv: list[str]) -> int:
         print("bench onsets: --snr DB (-10 to 80) goes with --held-out SEED or --real-voices SEED; "
               "the committed fixtures keep their own", file=sys.stderr)
         return 2
+    if args.committed and not rendered:
+        print("bench onsets: --committed goes with --held-out SEEDS or --real-voices SEEDS "
+              "(alone, the committed fixtures are what is scored anyway)", file=sys.stderr)
+        return 2
+    if args.committed and (args.room is not None or args.snr is not None):
+        print("bench onsets: --committed keeps the committed fixtures' own room and noise; "
+              "leave out --room and --snr", file=sys.stderr)
+        return 2
     room = {"rt60": args.room, "drr_db": args.drr, "snr_db": args.snr}
-    if args.real_voices is not None:
-        if not (REAL / "fsdd").is_dir():
-            print(f"bench onsets: the real recordings are missing ({REAL / 'fsdd'}); "
-                  "they sit in ../shared beside the checkout", file=sys.stderr)
-            return 2
-        fixtures = held_out_fixtures(args.real_voices, real_voices=True, **room)
-        print(f"chants in real voices (seed {args.real_voices}) in {fixtures[0].wav.parent}")
-    elif args.held_out is not None:
-        fixtures = held_out_fixtures(args.held_out, **room)
-        print(f"held-out chants (seed {args.held_out}) in {fixtures[0].wav.parent}")
-    else:
-        fixtures = chant_fixtures()
+    if args.real_voices is not None and not (REAL / "fsdd").is_dir():
+        print(f"bench onsets: the real recordings are missing ({REAL / 'fsdd'}); "
+              "they sit in ../shared beside the checkout", file=sys.stderr)
+        return 2
+    # (set, fixture): a chant's name is only unique within its set.
+    fixtures = [("committed", f) for f in chant_fixtures()] if args.committed or not rendered else []
+    for seed in args.held_out or []:
+        got = held_out_fixtures(seed, **room)
+        print(f"held-out chants (seed {seed}) in {got[0].wav.parent}")
+        fixtures += [(f"held-out {seed}", f) for f in got]
+    for seed in args.real_voices or []:
+        got = held_out_fixtures(seed, real_voices=True, **room)
+        print(f"chants in real voices (seed {seed}) in {got[0].wav.parent}")
+        fixtures += [(f"real voices {seed}", f) for f in got]
     real = real_fixture()
     rows = []
-    for fx in fixtures + ([real] if real else []):
+    for label, fx in fixtures + ([("real", real)] if real else []):
         r = evaluate(fx)
+        r["set"] = label
         r["snr_db"] = fx.truth.get("snr_db")
         r["noise"] = fx.truth.get("noise")
         rows.append(r)
@@ -437,7 +475,8 @@ def main(argv: list[str]) -> int:
         ("real: madmom sample", [r for r in rows if "bars" not in r]),
     ]
     if args.per_file:
-        groups += [(r["name"], [r]) for r in rows]
+        several = len({r["set"] for r in rows if "bars" in r}) > 1
+        groups += [(f"{r['set']}: {r['name']}" if several else r["name"], [r]) for r in rows]
     print_table(groups)
     print("\nF/P/R: mir_eval onsets, 50 ms window. |err|/err: matched onsets' timing error. "
           "lastTum: bars whose last Tum the tracker located within 150 ms (LT med/p95: abs error); "

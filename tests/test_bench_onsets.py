@@ -111,3 +111,42 @@ def test_talk_counts_the_bars_followed_where_no_one_sings(capsys):
     out = capsys.readouterr().out
     assert "50 real spoken digits (seed 701)" in out and "voicehost" in out and "librosa" in out
     assert main(["--talk", "700", "--held-out", "1"]) == 2  # talk sings no chant
+
+
+def test_seeds_are_one_a_range_or_a_list():
+    import argparse
+
+    from bench.onsets import _seeds
+
+    assert _seeds("7") == [7] and _seeds("1-4") == [1, 2, 3, 4] and _seeds("1,3,5-6") == [1, 3, 5, 6]
+    for bad in ("x", "1-", "", "4-1"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            _seeds(bad)
+
+
+def test_committed_goes_with_a_rendered_set(capsys):
+    from bench.onsets import main
+
+    assert main(["--committed"]) == 2
+    assert "--held-out" in capsys.readouterr().err
+    assert main(["--committed", "--held-out", "1", "--snr", "10"]) == 2
+    assert main(["--talk", "100", "--committed"]) == 2
+
+
+def test_several_sets_are_scored_as_one_pool(tmp_path, capsys):
+    """The README's pooled figures come from one run over several sets; every chant
+    is scored once, named with its set (held-out chants are named alike in every seed)."""
+    from bench.onsets import main
+
+    out = tmp_path / "rows.json"
+    assert main(["--held-out", "3,4", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    chants = [r for r in rows if "bars" in r]
+    assert [r["set"] for r in chants] == ["held-out 3"] * 16 + ["held-out 4"] * 16
+    assert len({(r["set"], r["name"]) for r in chants}) == 32
+    assert {r["name"] for r in chants if r["set"] == "held-out 3"} != \
+        {r["name"] for r in chants if r["set"] == "held-out 4"}  # new tempos, new chants
+    table = capsys.readouterr().out
+    bars = sum(r["bars"] for r in chants)
+    found = sum(len(r["ours"]["last_tum"]) for r in chants)
+    assert f"{found}/{bars}" in table.split("chant: all")[1].splitlines()[0]
