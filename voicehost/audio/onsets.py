@@ -15,7 +15,9 @@ How:
 2. Per band, a noise floor by minimum statistics (the lowest smoothed level
    of the last 1.5 s), so steady noise of any colour or level maps to zero:
    the feature is "bels above the noise floor", which makes the thresholds
-   below absolute and level independent. A second, higher floor keeps
+   below absolute and level independent. Each band's typical fluctuation
+   is learnt anew when the energy floor jumps 20 dB with a sound that lasts
+   (a song in a near-silent room: see ``BandStats._relearn_at``). A second, higher floor keeps
    the background out: each band's *loud level* (what the loudest lasting
    sound of the room, the chant, reaches there: sound that lasts 60 ms, so
    a slap does not count; it follows a louder sound within a fifth of a
@@ -178,6 +180,7 @@ class OnsetParams:
     steady_range: float = 0.25  # bels the mean level may wander for the room's steady noise
     dev_rate: float = 0.01  # per frame: band fluctuation follows over about a second
     dev_mult: float = 1.0  # a band's rise counts beyond this many mean fluctuations
+    dev_relearn: float = 2.0  # bels the energy floor jumps in a frame for the fluctuation to be learnt anew
     lag: int = 2  # frames between the compared spectra
     median_frames: int = 100  # 1 s of flux for the adaptive threshold
     median_mult: float = 2.0
@@ -409,7 +412,7 @@ class OnsetDetector:
                 # The band statistics of the block's frames at once; again from
                 # where the detector started anew on the room (_frame_step).
                 bands = self._bands
-                rows = bands.advance(levels[k:], self._muted(n_new - k))
+                rows = bands.advance(levels[k:], self._muted(n_new - k), efloor[k:])
                 for j in range(k, n_new):
                     out.extend(self._frame_step(rows, j - k, frames[j], bool(dead[j])))
                     if self._faint_out:
@@ -535,7 +538,8 @@ class OnsetDetector:
         fresh._hist, fresh._hist_start = self._hist, self._hist_start
         fresh._samples_in = self._samples_in
         held.extend(out)
-        held_fresh.extend(fresh._step(fresh._bands.advance(level[None], fresh._muted(1)), 0))
+        fresh_rows = fresh._bands.advance(level[None], fresh._muted(1), rows.efloor[k : k + 1])
+        held_fresh.extend(fresh._step(fresh_rows, 0))
         # A frame of silence again: a click or a syllable, not the room.
         means.append(float("nan") if dead else float(level.mean()))
         if len(means) < p.opening_frames:
