@@ -189,11 +189,11 @@ class BandStats:
         flux = np.zeros(n)
         cflux = np.zeros(n)
         cnet = np.zeros(n)
+        relearn = self._relearn_at(efloor)  # every frame's floor, so that it is known for the next
         if first < n:
             d = above[first:] - ext[m + first - back : m + n - back]
             ad = np.abs(d)
             three, rate, least = self._k["three"], self._k["rate"], self._k["least"]
-            relearn = self._relearn_at(efloor)
             for k in range(first, n):
                 last = dev[k - 1] if k > first else self._dev
                 if relearn[k] and last is not None:

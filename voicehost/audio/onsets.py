@@ -17,8 +17,8 @@ How:
    the feature is "bels above the noise floor", which makes the thresholds
    below absolute and level independent. Each band's typical fluctuation
    is learnt anew when the energy floor jumps 20 dB with a sound that lasts
-   (a song in a near-silent room: see ``BandStats._relearn_at``). A second, higher floor keeps
-   the background out: each band's *loud level* (what the loudest lasting
+   (a song in a near-silent room: ``BandStats._relearn_at``). A second,
+   higher floor keeps the background out: each band's *loud level* (what the loudest lasting
    sound of the room, the chant, reaches there: sound that lasts 60 ms, so
    a slap does not count; it follows a louder sound within a fifth of a
    second, falls 5 dB a second, and holds while the host's own voice is
