@@ -161,6 +161,16 @@ def journal_to_record(header: dict[str, Any], events: Iterable[dict[str, Any]]) 
     return record
 
 
+def is_journal_start(text: str) -> bool:
+    """Whether ``text`` (a file's beginning) opens with a journal's header line.
+
+    A record is one JSON object and a journal one per line; only a journal's
+    first object names the format, near its start.
+    """
+    first = text.lstrip()[:200]
+    return first.startswith("{") and f'"format":"{FORMAT}"' in first.replace(" ", "")
+
+
 def load_record(path: str | Path) -> dict[str, Any]:
     """Load a game record from a JSON file or a journal (JSON Lines)."""
     path = Path(path)
@@ -172,8 +182,7 @@ def load_record(path: str | Path) -> dict[str, Any]:
         raise RecordError(f"{path} is not a text file; give a JSON game record.") from None
     except OSError as exc:
         raise RecordError(_os_reason(path, exc)) from None
-    first = text.lstrip()[:200]
-    if first.startswith("{") and f'"format":"{FORMAT}"' in first.replace(" ", ""):
+    if is_journal_start(text[:4096]):
         header, events, _ = read_journal(path)
         return journal_to_record(header, events)
     try:

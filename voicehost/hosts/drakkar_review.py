@@ -47,14 +47,14 @@ class JournalPlays:
 
 def is_journal(path: str | Path) -> bool:
     """Whether ``path`` starts with a voicehost journal's header line (so is no plays file)."""
-    from voicehost.journal import FORMAT
+    from voicehost.journal import is_journal_start
 
     try:
         with open(path, "rb") as f:
-            first = f.readline(4096).decode("utf-8", "replace")
+            first = f.read(4096).decode("utf-8", "replace")
     except OSError:
         return False
-    return first.lstrip().startswith("{") and f'"format":"{FORMAT}"' in first.replace(" ", "")
+    return is_journal_start(first)
 
 
 def journal_plays(path: str | Path) -> JournalPlays:
