@@ -17,6 +17,7 @@ from voicehost.games.drakkar import (
     from_setup,
     legal_plays,
     legal_slots,
+    next_song,
     play,
     singing_stops,
     song,
@@ -87,6 +88,18 @@ def test_only_the_top_card_of_a_section_counts_for_the_song():
     s = with_ship(start(ANN_BO_CY), "grey", "grey", "grey")
     s.ship[0] = [C("kraken"), C("crossbow:red")]
     assert song(s).tums == 3
+
+
+def test_the_next_song_is_the_one_sung_until_the_game_ends():
+    s = with_ship(start(ANN_BO_CY), "goblin", "kraken", "rower:red")
+    assert next_song(s) == song(s) and next_song(s).text == "Drakkar Tum"
+    s.active = 2
+    s, _ = play(s, "cy", C("dragon"), 3)  # three dangers: lost, and no Tum left to sing
+    assert s.is_over and song(s).tums == 0 and next_song(s) is None
+    s = start(ANN_BO_CY, deck="goblin rower:red")
+    s, _ = play(s, "ann", C("rower:red"), 1)
+    s, _ = play(s, "bo", C("rower:yellow"), 1)  # the deck runs out: lost with three Tums
+    assert s.is_over and song(s).tums == 3 and next_song(s) is None
 
 
 # --- Placement ------------------------------------------------------------------------

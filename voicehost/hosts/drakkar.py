@@ -452,8 +452,14 @@ class DrakkarHost:
             after, events = drakkar.play(self.state, decl.player, card, decl.slot, "on_beat")
         except drakkar.IllegalPlay:
             return
-        if not after.is_over and not drakkar.singing_stops(events):
-            self.tracker.set_song(after.song.tums, after.song.reversed)
+        if not drakkar.singing_stops(events):
+            self._tell_song(after)
+
+    def _tell_song(self, state: drakkar.DrakkarState) -> None:
+        """Tell the tracker the song ``state`` leads to, so it expects that bar next."""
+        song = drakkar.next_song(state)
+        if song is not None:
+            self.tracker.set_song(song.tums, song.reversed)
 
     # -- tracker events ----------------------------------------------------------
     def _on_tracker(self, e) -> None:
@@ -571,9 +577,7 @@ class DrakkarHost:
         self._announce_play(before, decl, card, verdict, events)
         if stops and not self.state.is_over:
             self._request_stop(decl.t)
-        song = self.state.song
-        if not self.state.is_over and song.tums >= 1:
-            self.tracker.set_song(song.tums, song.reversed)
+        self._tell_song(self.state)
         self._check_resume_done()
 
     def _judge(self, t: float) -> Verdict:
@@ -730,8 +734,7 @@ class DrakkarHost:
             self._resume = []
             self.say("The recording and the journal disagree; continuing from the journal.",
                      self.clock, "resume")
-            if not self.state.is_over:
-                self.tracker.set_song(self.state.song.tums, self.state.song.reversed)
+            self._tell_song(self.state)
         s = self.state
         plays = len(self.plays)
         hands = ", ".join(f"{_cap(p)} {len(s.hands[p])}" for p in s.players)

@@ -98,9 +98,8 @@ def journal_plays(path: str | Path) -> JournalPlays:
                               "slot": event["slot"],
                               "host": {"verdict": event.get("verdict"),
                                        "offset_ms": event.get("offset_ms")}})
-            song = result.state.song
-            if not result.state.is_over and song.tums >= 1 and (
-                    song.tums, song.reversed) != out.songs[-1][1:]:
+            song = drakkar.next_song(result.state)
+            if song is not None and (song.tums, song.reversed) != out.songs[-1][1:]:
                 out.songs.append((t, song.tums, song.reversed))
     except RecordError as exc:
         raise JournalPlaysError(f"{p}: {exc}") from None

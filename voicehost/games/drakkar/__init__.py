@@ -70,6 +70,7 @@ from .rules import (
     legal_plays,
     legal_slots,
     new_game,
+    next_song,
     play,
     song,
     state_to_dict,
@@ -89,6 +90,6 @@ __all__ = [
     "play_event", "discard_event",
     "ISLANDS_TO_WIN", "LOST", "WON", "PLAYING", "ON_BEAT", "OFF_BEAT",
     "DrakkarState", "IllegalPlay", "Setup", "check_play", "default_discards", "discard",
-    "from_setup", "legal_plays", "legal_slots", "new_game", "play", "song", "state_to_dict",
+    "from_setup", "legal_plays", "legal_slots", "new_game", "next_song", "play", "song", "state_to_dict",
     "GREY", "Song",
 ]

@@ -192,6 +192,17 @@ def song(state: DrakkarState) -> Song:
     return state.song
 
 
+def next_song(state: DrakkarState) -> Song | None:
+    """The song a listener should expect from now on, or None once the game is over.
+
+    Nothing is sung after the end, and a ship of three dangers (a bar with no
+    Tum) has already ended it: a listener told None keeps what it had.
+    """
+    if state.is_over or state.song.tums < 1:
+        return None
+    return state.song
+
+
 def _check_players(players: Sequence[str], config: DrakkarConfig) -> tuple[str, ...]:
     players = tuple(players)
     if any(not isinstance(p, str) or not p.strip() for p in players):
