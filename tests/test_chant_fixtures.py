@@ -29,7 +29,9 @@ def test_fixtures_are_small_16k_mono():
 def test_truth_is_consistent(name):
     t = json.loads((CHANT / f"{name}.json").read_text())
     onsets = [o["t"] for o in t["onsets"]]
-    assert onsets == sorted(onsets) and np.all(np.diff(onsets) >= 0.05)
+    # At least 50 ms apart, counted in whole samples (4.85 - 4.8 is a hair under 0.05).
+    apart = np.round(np.diff(onsets) * t["sample_rate"])
+    assert onsets == sorted(onsets) and np.all(apart >= 0.05 * t["sample_rate"])
     for bar in t["bars"]:
         assert len(bar["beats"]) == bar["tums"] + 1
         # The play falls on the bar's last beat: its last Tum, or "Drak" when reversed.
@@ -46,17 +48,27 @@ def test_truth_is_consistent(name):
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
-def test_generator_reproduces_the_committed_fixture(tmp_path):
+@pytest.mark.parametrize("name", ["g3_100bpm_3tums_clean", "g3_100bpm_slaps_near_snr20"])
+def test_generator_reproduces_the_committed_fixture(tmp_path, name):
     sys.path.insert(0, str(ROOT / "tools"))
     try:
         import make_fixtures
     finally:
         sys.path.pop(0)
-    name = "g3_100bpm_3tums_clean"
     assert make_fixtures.main(["--out", str(tmp_path), name]) == 0
     assert (tmp_path / f"{name}.wav").read_bytes() == (CHANT / f"{name}.wav").read_bytes()
     assert json.loads((tmp_path / f"{name}.json").read_text()) == \
         json.loads((CHANT / f"{name}.json").read_text())
+
+
+def test_a_card_slapped_50_ms_after_the_tum_is_an_onset_of_its_own():
+    # Placed 800 samples after the Tum: as far apart as mir_eval's window, so
+    # a detector that hears both is right twice, not once right and once wrong.
+    t = json.loads((CHANT / "g3_100bpm_slaps_near_snr20.json").read_text())
+    slap = next(s for s in t["slaps"] if s["offset_ms"] == 50.0)
+    tum = t["bars"][slap["bar"]]["last_tum"]
+    kinds = {round(o["t"], 4): o["kind"] for o in t["onsets"]}
+    assert kinds[round(tum, 4)] == "voice" and kinds[round(slap["t"], 4)] == "slap"
 
 
 def test_a_room_adds_a_tail_that_dies_at_its_rt60():

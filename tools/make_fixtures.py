@@ -381,10 +381,13 @@ def render(spec: Spec) -> tuple[np.ndarray, dict]:
         mix = mix + noise
         mix *= 0.9 / np.max(np.abs(mix))
     # Truth onsets: syllables and slaps, anything within MERGE of an earlier one merged.
+    # Times are whole samples: compared in samples, a card slapped 50 ms after
+    # the Tum is 50 ms apart, as it was placed (in seconds, 4.85 - 4.8 fell
+    # a hair under 0.05 and the card merged into the Tum, or not, by rounding).
     raw = sorted([(e["t"], "voice") for e in events] + [(s["t"], "slap") for s in slaps])
     onsets: list[dict] = []
     for t, kind in raw:
-        if onsets and t - onsets[-1]["t"] < MERGE:
+        if onsets and round((t - onsets[-1]["t"]) * RATE) < round(MERGE * RATE):
             if kind == "slap":
                 onsets[-1]["slap"] = True
             continue
