@@ -15,6 +15,12 @@ if ((want_test)); then
     packages+=(pocketsphinx-testdata sox pulseaudio libasound2-plugins chromium)
 fi
 python3 -c 'import venv, ensurepip' 2>/dev/null || packages+=(python3-venv)
+if ((want_test)); then
+    # aubio (the benchmark's online reference) builds from source.
+    command -v gcc >/dev/null || packages+=(gcc)
+    python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(
+        sysconfig.get_paths()["include"], "Python.h")))' || packages+=(python3-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

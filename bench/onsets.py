@@ -1,4 +1,4 @@
-"""``python -m bench onsets``: the streaming onset detector and chant tracker vs librosa.
+"""``python -m bench onsets``: the streaming onset detector and chant tracker vs librosa and aubio.
 
 Side by side in one run, on the committed chant fixtures and on the real
 annotated recording (madmom's sample):
@@ -18,7 +18,12 @@ annotated recording (madmom's sample):
   cause (no song, timed by the key press, timed by a card against a last Tum
   placed wrong).
 
-librosa runs with its defaults (``onset_detect(y, sr)``), offline.
+librosa runs with its defaults (``onset_detect(y, sr)``), offline. aubio's
+online detector, the causal one design.md names to beat, runs as a live
+stream would feed it, hop by hop (:data:`AUBIO`): its latency is when it
+hands an onset out after the true onset, as ours; its last Tums and plays go
+through the same tracker and judge. Without aubio installed its rows are
+left out and the table says so.
 
 ``--held-out SEED`` scores sixteen chants rendered now from a seed
 (``tools/make_fixtures.py``'s ``held_out_specs``: random tempos, songs,
@@ -61,6 +66,13 @@ from bench._metrics import (REAL, Fixture, chant_fixtures, f_measure, held_out_f
 
 
 REPEAT = 3  # CPU time is the least of a few runs: the machine is shared
+#: aubio's online onset detector: method, window and hop (samples at 16 kHz).
+#: The hop is ours (10 ms). Of its methods at that hop, every onset of the
+#: committed chants pooled: specflux F 0.70, its onsets out 44 ms after they
+#: begin; mkl 0.71 but 57 ms; complex 0.69; hfc (its default) 0.67 at 60 ms.
+#: A shorter hop and window (64 and 256) hand them out after 17 ms at F 0.54;
+#: its best F, 0.81 (1024 and 512), comes 132 ms late.
+AUBIO = ("specflux", 512, 160)
 #: Seconds from a play's last Tum to its declaration, when the host tells the tracker the new song.
 DECLARE_AFTER = 0.2
 
@@ -89,6 +101,30 @@ def _librosa(path):
         times = librosa.onset.onset_detect(y=y, sr=sr, units="time")
         cpu = min(cpu, time.process_time() - t0)
     return np.asarray(times), cpu
+
+
+def _aubio(x: np.ndarray, rate: int = 16000):
+    """aubio's online detector fed hop by hop: onset times, when each was handed out, CPU.
+
+    None when aubio is not installed (it builds from source: ``pip install aubio``).
+    """
+    try:
+        import aubio
+    except ImportError:
+        return None
+    method, win, hop = AUBIO
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    cpu = float("inf")
+    for _ in range(REPEAT):
+        det = aubio.onset(method, win, hop, rate)
+        times, handed = [], []
+        t0 = time.process_time()
+        for i in range(len(x) // hop):
+            if det(x[i * hop : (i + 1) * hop]):
+                times.append(det.get_last_s())  # its stamp, its own delay taken off
+                handed.append((i + 1) * hop / rate)  # the end of the hop that told it
+        cpu = min(cpu, time.process_time() - t0)
+    return np.array(times), np.array(handed), cpu
 
 
 def _song_changes(truth: dict) -> list[tuple[float, int, bool]]:
@@ -193,9 +229,13 @@ def evaluate(fx: Fixture) -> dict:
     heard, cpu_o = _ours(x)
     ours = [o for o in heard if o.kind != FAINT]  # onsets; the faint rises only for the tracker
     lib, cpu_l = _librosa(fx.wav)
+    aub = _aubio(x)
     est_o = np.array([o.t for o in ours])
     row: dict = {"name": fx.name, "duration": dur}
-    for key, est, cpu in (("ours", est_o, cpu_o), ("librosa", lib, cpu_l)):
+    detectors = [("ours", est_o, cpu_o), ("librosa", lib, cpu_l)]
+    if aub is not None:
+        detectors.append(("aubio", aub[0], aub[2]))
+    for key, est, cpu in detectors:
         F, P, R = f_measure(fx.onsets, est)
         e = timing_errors(fx.onsets, est)
         row[key] = {"F": F, "P": P, "R": R, "n": len(est),
@@ -213,6 +253,10 @@ def evaluate(fx: Fixture) -> dict:
     row["ours"]["latency_ms"] = float(np.median(lat) * 1000) if lat else None
     row["ours"]["latency_p95_ms"] = float(np.percentile(lat, 95) * 1000) if lat else None
     row["ours"]["latency_all_ms"] = float(np.median(lat_all) * 1000) if lat_all else None
+    if aub is not None:
+        pairs = mir_eval.util.match_events(fx.onsets, aub[0], 0.05) if len(aub[0]) else []
+        lat = [aub[1][j] - fx.onsets[i] for i, j in pairs]
+        row["aubio"]["latency_ms"] = float(np.median(lat) * 1000) if lat else None
     # Slap or voice: what the slower decision buys (a card slap times a play).
     slaps = [s["t"] for s in fx.truth.get("slaps", [])]
     found = [o for o in ours if o.kind == "slap"]
@@ -230,6 +274,10 @@ def evaluate(fx: Fixture) -> dict:
         row["librosa"]["last_tum"] = e_l
         row["ours"]["judged"] = j_o
         row["librosa"]["judged"] = j_l
+        if aub is not None:
+            aub_onsets = [Onset(float(t), 1.0, "voice", float(h)) for t, h in zip(aub[0], aub[1])]
+            row["aubio"]["last_tum"], _, row["aubio"]["judged"] = _last_tum_errors(
+                aub_onsets, fx.truth, dur)
         row["bars"] = n
     return row
 
@@ -312,12 +360,18 @@ def _agg(rows: list[dict], key: str) -> dict:
     return out
 
 
+def _others(rows: list[dict]) -> list[tuple[str, str]]:
+    """The references every row has: librosa's, and aubio's when it is installed."""
+    return [(key, who) for key, who in (("aubio", "aubio"), ("librosa", "librosa"))
+            if rows and all(key in r for r in rows)]
+
+
 def _judged_line(rows: list[dict]) -> str:
-    """How many plays were judged as their true offsets say, ours and librosa's."""
+    """How many plays were judged as their true offsets say, ours and the references'."""
     from voicehost.audio.judge import WINDOWS_MS
 
     parts = []
-    for key, who in (("ours", "voicehost"), ("librosa", "librosa's onsets")):
+    for key, who in [("ours", "voicehost")] + [(k, f"{w}'s onsets") for k, w in _others(rows)]:
         got = {w: [sum(r[key]["judged"][w][i] for r in rows) for i in (0, 1)] for w in JUDGED}
         why = {k: sum(r[key]["judged"][JUDGED[0]][2][k] for r in rows) for k in WRONG_WHY}
         wrong = ", ".join(f"{n} {k}" for k, n in why.items() if n) or "none"
@@ -343,15 +397,16 @@ def print_table(groups: list[tuple[str, list[dict]]]) -> None:
     for label, rows in groups:
         if not rows:
             continue
-        o, lb = _agg(rows, "ours"), _agg(rows, "librosa")
-        for who, a in (("voicehost", o), ("librosa", lb)):
+        lb = _agg(rows, "librosa")
+        for who, a in [("voicehost", _agg(rows, "ours"))] + [
+                (w, lb if k == "librosa" else _agg(rows, k)) for k, w in _others(rows)]:
             ratio_f = a["F"] / lb["F"] if lb["F"] else float("inf")
             ratio_c = a["cpu_per_s"] / lb["cpu_per_s"] if lb["cpu_per_s"] else float("nan")
             lines.append([label if who == "voicehost" else "", who, _fmt(a["F"]), _fmt(a["P"]),
                           _fmt(a["R"]), _fmt(a["abs_err_mean_ms"], ".1f"),
                           _fmt(a["err_mean_ms"], "+.1f"), a["last_tum_found"],
                           _fmt(a["last_tum_med_ms"], ".1f"), _fmt(a["last_tum_p95_ms"], ".1f"),
-                          _fmt(a["latency_ms"], ".0f") if who == "voicehost" else "offline",
+                          "offline" if who == "librosa" else _fmt(a["latency_ms"], ".0f"),
                           _fmt(a["cpu_per_s"], ".4f"), _fmt(ratio_f, ".2f"), _fmt(ratio_c, ".2f")])
     widths = [max(len(str(c)), *(len(str(l[i])) for l in lines)) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
@@ -480,8 +535,11 @@ def main(argv: list[str]) -> int:
     print_table(groups)
     print("\nF/P/R: mir_eval onsets, 50 ms window. |err|/err: matched onsets' timing error. "
           "lastTum: bars whose last Tum the tracker located within 150 ms (LT med/p95: abs error); "
-          "librosa's onsets go through the same tracker. lat: when voicehost hands out a voice onset "
-          "after the true onset it matches (median of the files' medians). CPU s/s: CPU seconds per second of audio.")
+          "librosa's and aubio's onsets go through the same tracker. lat: when voicehost hands out a "
+          "voice onset (aubio: any onset) after the true onset it matches (median of the files' "
+          "medians). CPU s/s: CPU seconds per second of audio.")
+    if not all("aubio" in r for r in rows):
+        print("aubio (the online detector to beat) is not installed: pip install aubio adds its rows.")
     sl = [r["ours"]["slaps"] for r in chant]
     lat_sl = [v for s in sl for v in s["latency_ms"]]
     print(f"Slaps (chant): {sum(s['caught'] for s in sl)} of {sum(s['true'] for s in sl)} "

@@ -53,6 +53,29 @@ def test_whirlpool_island_bars_are_all_located():
     assert judged == {"normal": [2, 2, none], "hard": [2, 2, none]}
 
 
+def test_aubio_runs_as_a_live_stream_would_feed_it():
+    """aubio, the causal reference, hears the chant hop by hop: it hands each onset out
+    after it sounds, on a hop's end, and what it said never depends on what came after."""
+    import numpy as np
+
+    from bench._metrics import f_measure
+    from bench.onsets import AUBIO, _aubio
+    from voicehost.audio.sources import read_audio
+
+    name = "g3_100bpm_3tums_clean"
+    x = read_audio(CHANT / f"{name}.wav")
+    times, handed, cpu = _aubio(x)
+    ref = np.array([o["t"] for o in _truth(name)["onsets"]])
+    assert f_measure(ref, times)[2] == 1.0  # every syllable of a clean chant (and some twice)
+    hop = AUBIO[2] / 16000
+    assert np.all(handed > times) and np.allclose(np.round(handed / hop) * hop, handed)
+    assert 0.02 < np.median(handed - times) < 0.1 and cpu > 0
+    half = len(x) // 2
+    t_half, h_half, _ = _aubio(x[:half])
+    assert len(t_half) == int(np.sum(handed <= half / 16000)) > 5
+    assert np.allclose(t_half, times[: len(t_half)]) and np.allclose(h_half, handed[: len(h_half)])
+
+
 def test_held_out_chants_are_new_varied_and_repeatable(tmp_path):
     """``bench onsets --held-out SEED``: chants the detector was never tuned on, the same for a seed."""
     from bench._metrics import held_out_fixtures
@@ -150,3 +173,9 @@ def test_several_sets_are_scored_as_one_pool(tmp_path, capsys):
     bars = sum(r["bars"] for r in chants)
     found = sum(len(r["ours"]["last_tum"]) for r in chants)
     assert f"{found}/{bars}" in table.split("chant: all")[1].splitlines()[0]
+    # aubio's row beside ours, its onsets through the same tracker and judge.
+    assert all({"F", "latency_ms", "last_tum", "judged"} <= set(r["aubio"]) for r in chants)
+    aubio = table.split("chant: all")[1].splitlines()[1].split()
+    found = sum(len(r["aubio"]["last_tum"]) for r in chants)
+    assert aubio[0] == "aubio" and f"{found}/{bars}" in aubio and "offline" not in aubio
+    assert "aubio's onsets" in table and "not installed" not in table
