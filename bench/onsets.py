@@ -287,7 +287,7 @@ def talk(first: int, n: int = 12) -> dict:
 
     ``n`` sequences of fifty real spoken digits (:func:`spoken_digits`, seeds
     ``first`` on), each tracked as the host would when expecting a song of 1,
-    2 and 3 Tums; librosa's onsets through the same tracker beside ours.
+    2 and 3 Tums; librosa's and aubio's onsets through the same tracker beside ours.
     """
     import librosa
 
@@ -295,7 +295,7 @@ def talk(first: int, n: int = 12) -> dict:
     from voicehost.audio.onsets import Onset
 
     out: dict = {"seeds": [first, first + n - 1], "minutes": 0.0}
-    for who in ("ours", "librosa"):
+    for who in ("ours", "librosa", "aubio"):
         out[who] = {"bars": {1: 0, 2: 0, 3: 0}, "stops": 0, "sequences": 0}
     for seed in range(first, first + n):
         x = spoken_digits(seed)
@@ -303,8 +303,15 @@ def talk(first: int, n: int = 12) -> dict:
         out["minutes"] += dur / 60
         heard, _ = _ours(x, repeat=1)
         lib = librosa.onset.onset_detect(y=x.astype(np.float32), sr=16000, units="time")
-        for who, onsets in (("ours", heard),
-                            ("librosa", [Onset(float(t), 1.0, "voice", float(t)) for t in lib])):
+        aub = _aubio(x)
+        if aub is None:
+            out.pop("aubio", None)
+        detectors = [("ours", heard),
+                     ("librosa", [Onset(float(t), 1.0, "voice", float(t)) for t in lib])]
+        if aub is not None:
+            detectors.append(("aubio", [Onset(float(t), 1.0, "voice", float(h))
+                                        for t, h in zip(aub[0], aub[1])]))
+        for who, onsets in detectors:
             any_bar = False
             for tums in (1, 2, 3):
                 tr = track(onsets, tums, follow=False, end_t=dur)
@@ -323,7 +330,9 @@ def print_talk(r: dict) -> None:
           "every bar followed is false")
     cols = ["who", "1 Tum", "2 Tums", "3 Tums", "all", "songs stopped", "sequences with a bar"]
     lines = []
-    for who, key in (("voicehost", "ours"), ("librosa", "librosa")):
+    for who, key in (("voicehost", "ours"), ("aubio", "aubio"), ("librosa", "librosa")):
+        if key not in r:
+            continue
         v = r[key]
         lines.append([who, *(str(v["bars"][t]) for t in (1, 2, 3)), str(sum(v["bars"].values())),
                       str(v["stops"]), f"{v['sequences']}/{b - a + 1}"])
@@ -333,8 +342,10 @@ def print_talk(r: dict) -> None:
     for l in lines:
         print("  ".join(v.ljust(w) for v, w in zip(l, widths)))
     print("Bars: the tracker expecting each song in turn, as the host does before a play "
-          "(librosa's onsets through the same tracker). A false song that ends makes the host "
-          "say the song stopped.")
+          "(librosa's and aubio's onsets through the same tracker). A false song that ends makes "
+          "the host say the song stopped.")
+    if "aubio" not in r:
+        print("aubio (the online detector to beat) is not installed: pip install aubio adds its row.")
 
 
 def _agg(rows: list[dict], key: str) -> dict:

@@ -121,18 +121,19 @@ def test_a_rendered_set_in_another_room_says_so(tmp_path):
 
 def test_talk_counts_the_bars_followed_where_no_one_sings(capsys):
     """``--talk``: real spoken digits, no song; every bar the tracker follows is counted
-    as false, for each song the host may expect, ours and librosa's onsets alike."""
+    as false, for each song the host may expect, ours, librosa's and aubio's onsets alike."""
     from bench.onsets import main, print_talk, talk
 
     r = talk(701, n=1)  # talk with a steady pace: a one-Tum song is followed for bars
     assert r["seeds"] == [701, 701] and 0.2 < r["minutes"] < 0.5
-    for who in ("ours", "librosa"):
+    for who in ("ours", "librosa", "aubio"):
         assert set(r[who]["bars"]) == {1, 2, 3}
         assert r[who]["sequences"] == (sum(r[who]["bars"].values()) > 0)
     assert r["ours"]["bars"][1] > 0
     print_talk(r)
     out = capsys.readouterr().out
     assert "50 real spoken digits (seed 701)" in out and "voicehost" in out and "librosa" in out
+    assert "\naubio " in out and "not installed" not in out
     assert main(["--talk", "700", "--held-out", "1"]) == 2  # talk sings no chant
 
 
