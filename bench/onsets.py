@@ -70,8 +70,9 @@ REPEAT = 3  # CPU time is the least of a few runs: the machine is shared
 #: The hop is ours (10 ms). Of its methods at that hop, every onset of the
 #: committed chants pooled: specflux F 0.70, its onsets out 44 ms after they
 #: begin; mkl 0.71 but 57 ms; complex 0.69; hfc (its default) 0.67 at 60 ms.
-#: A shorter hop and window (64 and 256) hand them out after 17 ms at F 0.54;
-#: its best F, 0.81 (1024 and 512), comes 132 ms late.
+#: As this benchmark averages the chants, specflux reads 0.67; with a hop and
+#: window of 64 and 256 its onsets come out after 18 ms at F 0.53, and its
+#: best F, 0.76 (512 and 1024), about 130 ms late.
 AUBIO = ("specflux", 512, 160)
 #: Seconds from a play's last Tum to its declaration, when the host tells the tracker the new song.
 DECLARE_AFTER = 0.2
