@@ -460,7 +460,9 @@ def test_a_quiet_echoing_room_is_heard_from_the_first_bar():
         return {i for i, _ in mir_eval.util.match_events(ref, est, 0.05)}
 
     assert set(tums) <= heard()
-    assert not set(tums) & heard(dev_relearn=99.0)  # the fluctuation kept: both lost
+    # The fluctuation kept: both lost (under the threshold of a noisy room; the
+    # quiet room's lower one hears them even so, see the test below).
+    assert not set(tums) & heard(dev_relearn=99.0, peak_cap_quiet=OnsetParams().peak_cap)
 
 
 def test_a_syllable_rising_slowly_over_the_echo_of_a_quiet_room_is_heard():
