@@ -435,6 +435,30 @@ def test_a_card_slapped_in_chatter_is_stamped_at_its_click():
     assert not [o for o in onsets if 0.03 < slap - o.t < 0.15]
 
 
+def _quiet_echoing_room(chant: int):
+    """Held-out seed 1's chant sung in a quiet living room (echo dying 60 dB in half
+    a second, noise 80 dB under it): its samples, and what the detector hears.
+
+    ``heard(**params)`` gives the indices of the truth onsets the detector with
+    those ``OnsetParams`` matched (mir_eval, 50 ms).
+    """
+    import mir_eval
+    from dataclasses import replace
+
+    from chant_onsets import generator
+
+    gen = generator()
+    x, truth = gen.render(replace(gen.held_out_specs(1)[chant], rt60=0.5, snr_db=80))
+    ref = np.array([o["t"] for o in truth["onsets"]])
+
+    def heard(**params: float) -> set[int]:
+        est = np.array([o.t for o in detect_onsets(x.astype(np.float32), 16000,
+                                                   params=OnsetParams(**params))])
+        return {i for i, _ in mir_eval.util.match_events(ref, est, 0.05)}
+
+    return ref, heard
+
+
 def test_a_quiet_echoing_room_is_heard_from_the_first_bar():
     """A quiet living room: the chant in an echo dying 60 dB in half a second,
     its noise 80 dB under it (held-out seed 1, chant 0). The near-silent room
@@ -443,22 +467,9 @@ def test_a_quiet_echoing_room_is_heard_from_the_first_bar():
     of "kar" went unheard in the first two bars (1.156 and 2.829 s) until the
     fluctuation faded. Learnt anew when the floor jumps with the song, both
     are heard."""
-    import mir_eval
-    from dataclasses import replace
-
-    from chant_onsets import generator
-
-    gen = generator()
-    x, truth = gen.render(replace(gen.held_out_specs(1)[0], rt60=0.5, snr_db=80))
-    ref = np.array([o["t"] for o in truth["onsets"]])
+    ref, heard = _quiet_echoing_room(0)
     tums = [i for i, t in enumerate(ref) if abs(t - 1.156) < 0.002 or abs(t - 2.829) < 0.002]
     assert len(tums) == 2
-
-    def heard(**params: float) -> set[int]:
-        est = np.array([o.t for o in detect_onsets(x.astype(np.float32), 16000,
-                                                   params=OnsetParams(**params))])
-        return {i for i, _ in mir_eval.util.match_events(ref, est, 0.05)}
-
     assert set(tums) <= heard()
     # The fluctuation kept: both lost (under the threshold of a noisy room; the
     # quiet room's lower one hears them even so, see the test below).
@@ -471,22 +482,9 @@ def test_a_syllable_rising_slowly_over_the_echo_of_a_quiet_room_is_heard():
     echo of "Drak", a Tum (5.518 s) over that of "kar", each a few frames of small
     rises. With the onset-share threshold capped at six times the absolute one,
     as in a noisy room, both went unheard."""
-    import mir_eval
-    from dataclasses import replace
-
-    from chant_onsets import generator
-
-    gen = generator()
-    x, truth = gen.render(replace(gen.held_out_specs(1)[2], rt60=0.5, snr_db=80))
-    ref = np.array([o["t"] for o in truth["onsets"]])
+    ref, heard = _quiet_echoing_room(2)
     slow = [i for i, t in enumerate(ref) if abs(t - 0.853) < 0.002 or abs(t - 5.518) < 0.002]
     assert len(slow) == 2
-
-    def heard(**params: float) -> set[int]:
-        est = np.array([o.t for o in detect_onsets(x.astype(np.float32), 16000,
-                                                   params=OnsetParams(**params))])
-        return {i for i, _ in mir_eval.util.match_events(ref, est, 0.05)}
-
     now = heard()
     assert set(slow) <= now and len(now) == len(ref)
     assert not set(slow) & heard(peak_cap_quiet=OnsetParams().peak_cap)

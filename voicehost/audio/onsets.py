@@ -179,10 +179,11 @@ class OnsetParams:
     #: noise: 246 of 320 last Tums located, 84 and 90 of 128 plays judged right
     #: at the normal and hard windows; 270, 97 and 97 now, where aubio's onsets,
     #: through the same tracker, located 151 of 160 at 80 dB). Dry and quiet (40
-    #: dB): 155 -> 153 of 160, 2 plays fewer. Lower everywhere, chatter's rises
-    #: passed too (13 sets 776 -> 753 last Tums, talk 43 -> 66 false bars);
-    #: only in a quiet room, the 13 sets gained a last Tum and no other set
-    #: measured moved; talk 43 -> 39 false bars (41 -> 46 on seeds 900 to 1500).
+    #: dB): 155 -> 153 of 160, 2 plays fewer. Lowered everywhere, chatter's
+    #: rises passed too (13 sets 776 -> 753 last Tums, talk 43 -> 66 false
+    #: bars); only in a quiet room, the 13 sets gained a last Tum and no other
+    #: set's last Tums or plays moved; talk 43 -> 39 false bars (41 -> 46 on
+    #: seeds 900 to 1500).
     peak_cap_quiet: float = 4.0
     high_mult: float = 2.0  # high threshold at least this times the low one
     rearm_frames: int = 2  # frames of quiet flux before the next onset may fire
