@@ -368,6 +368,7 @@ class OnsetDetector:
         self._slap_cand: tuple[Onset, int, float | None, bool] | None = None
         self._cand_mid = 0.0  # the 400-2000 Hz bands' level at the top of its jump
         self._room_fall = 3.0  # bels: the fastest fall of the upper bands lately
+        self._noisy = False  # the room's floor near the chant's level (BandFrames.noisy)
         self._last_slap_frame = -1000
         self._last_slap = False  # the last onset handed out was a slap (not one inside a syllable)
         self._last_out_t = -1e9  # stamp of the last onset handed out
@@ -709,6 +710,7 @@ class OnsetDetector:
         level, above = rows.level[k], rows.above[k]
         self._room, self._dev = rows.room[k], rows.dev[k]
         self._loud = None if rows.loud is None else rows.loud[k]
+        self._noisy = rows.noisy[k]
         self._room_fall = rows.room_fall[k]
         self._level_hist.append(level)
         self._act.append(rows.act[k])
@@ -966,7 +968,7 @@ class OnsetDetector:
 
     def _noisy_room(self) -> bool:
         """Whether the room's floor is within ``chatter_room`` of the chant's level (chatter may pass it)."""
-        return _quantile(self._loud - self._room, 0.5) <= self.p.chatter_room
+        return self._noisy  # BandStats measures it a block of frames at once
 
     def _rises(self, top: np.ndarray, before: np.ndarray) -> tuple[float, float]:
         """A rise from ``before`` to ``top``: over the floor, and within ``chant_margin`` of the loud level.
