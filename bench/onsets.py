@@ -104,7 +104,7 @@ def _librosa(path):
     return np.asarray(times), cpu
 
 
-def _aubio(x: np.ndarray, rate: int = 16000):
+def _aubio(x: np.ndarray, rate: int = 16000, repeat: int = REPEAT):
     """aubio's online detector fed hop by hop: onset times, when each was handed out, CPU.
 
     None when aubio is not installed (it builds from source: ``pip install aubio``).
@@ -116,7 +116,7 @@ def _aubio(x: np.ndarray, rate: int = 16000):
     method, win, hop = AUBIO
     x = np.ascontiguousarray(x, dtype=np.float32)
     cpu = float("inf")
-    for _ in range(REPEAT):
+    for _ in range(repeat):
         det = aubio.onset(method, win, hop, rate)
         times, handed = [], []
         t0 = time.process_time()
@@ -126,6 +126,15 @@ def _aubio(x: np.ndarray, rate: int = 16000):
                 handed.append((i + 1) * hop / rate)  # the end of the hop that told it
         cpu = min(cpu, time.process_time() - t0)
     return np.array(times), np.array(handed), cpu
+
+
+def _as_onsets(times, handed=None) -> list:
+    """A reference detector's onset times as the tracker takes them: voices, handed
+    out when ``handed`` says (offline, at their own time)."""
+    from voicehost.audio.onsets import Onset
+
+    handed = times if handed is None else handed
+    return [Onset(float(t), 1.0, "voice", float(h)) for t, h in zip(times, handed)]
 
 
 def _song_changes(truth: dict) -> list[tuple[float, int, bool]]:
@@ -220,7 +229,6 @@ def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float],
 
 
 def evaluate(fx: Fixture) -> dict:
-    from voicehost.audio.onsets import Onset
     from voicehost.audio.sources import read_audio
 
     x = read_audio(fx.wav)
@@ -269,16 +277,14 @@ def evaluate(fx: Fixture) -> dict:
     }
     if "bars" in fx.truth:
         e_o, n, j_o = _last_tum_errors(heard, fx.truth, dur)
-        lib_onsets = [Onset(float(t), 1.0, "voice", float(t)) for t in lib]
-        e_l, _, j_l = _last_tum_errors(lib_onsets, fx.truth, dur)
+        e_l, _, j_l = _last_tum_errors(_as_onsets(lib), fx.truth, dur)
         row["ours"]["last_tum"] = e_o
         row["librosa"]["last_tum"] = e_l
         row["ours"]["judged"] = j_o
         row["librosa"]["judged"] = j_l
         if aub is not None:
-            aub_onsets = [Onset(float(t), 1.0, "voice", float(h)) for t, h in zip(aub[0], aub[1])]
             row["aubio"]["last_tum"], _, row["aubio"]["judged"] = _last_tum_errors(
-                aub_onsets, fx.truth, dur)
+                _as_onsets(aub[0], aub[1]), fx.truth, dur)
         row["bars"] = n
     return row
 
@@ -293,7 +299,6 @@ def talk(first: int, n: int = 12) -> dict:
     import librosa
 
     from voicehost.audio.chant import SongStopped, track
-    from voicehost.audio.onsets import Onset
 
     out: dict = {"seeds": [first, first + n - 1], "minutes": 0.0}
     for who in ("ours", "librosa", "aubio"):
@@ -304,14 +309,12 @@ def talk(first: int, n: int = 12) -> dict:
         out["minutes"] += dur / 60
         heard, _ = _ours(x, repeat=1)
         lib = librosa.onset.onset_detect(y=x.astype(np.float32), sr=16000, units="time")
-        aub = _aubio(x)
+        aub = _aubio(x, repeat=1)
+        detectors = [("ours", heard), ("librosa", _as_onsets(lib))]
         if aub is None:
             out.pop("aubio", None)
-        detectors = [("ours", heard),
-                     ("librosa", [Onset(float(t), 1.0, "voice", float(t)) for t in lib])]
-        if aub is not None:
-            detectors.append(("aubio", [Onset(float(t), 1.0, "voice", float(h))
-                                        for t, h in zip(aub[0], aub[1])]))
+        else:
+            detectors.append(("aubio", _as_onsets(aub[0], aub[1])))
         for who, onsets in detectors:
             any_bar = False
             for tums in (1, 2, 3):
