@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voicehost.audio.bands import BandStats
+from voicehost.audio.bands import BandStats, _median_rows
 from voicehost.audio.onsets import OnsetDetector, OnsetParams, _quantile
 from voicehost.audio.sources import read_audio
 
@@ -39,8 +39,8 @@ def _follow(levels: tuple[np.ndarray, np.ndarray], muted: np.ndarray,
         parts.append(bands.advance(levels[k : k + n], muted[k : k + n], efloor[k : k + n]))
         k, i = k + n, i + 1
     return {f: np.concatenate([getattr(r, f) for r in parts])
-            for f in ("room", "loud", "above", "dev", "flux", "cflux", "cnet", "act", "room_fall",
-                      "flux_median", "cflux_median")}
+            for f in ("room", "loud", "noisy", "above", "dev", "flux", "cflux", "cnet", "act",
+                      "room_fall", "flux_median", "cflux_median")}
 
 
 @pytest.mark.parametrize("quiet_lead", [False, True])
@@ -102,3 +102,11 @@ def test_quantile_is_numpys(n):
         v = rng.normal(size=n)
         for q in (0.2, 0.5):
             assert _quantile(v, q) == float(np.quantile(v, q))
+
+
+@pytest.mark.parametrize("n", [1, 2, 12, 13, 40])
+def test_median_of_each_row_is_the_detectors_own_median(n):
+    """A block's rows at once give, bit for bit, what ``_quantile(row, 0.5)`` gives
+    one row at a time (whether the room's floor is near the chant rests on it)."""
+    rows = np.random.default_rng(n).normal(size=(30, n))
+    assert _median_rows(rows).tolist() == [_quantile(r, 0.5) for r in rows]
