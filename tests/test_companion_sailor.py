@@ -11,7 +11,7 @@ import io
 import json
 from pathlib import Path
 
-from test_companion_server import join
+from test_companion_server import seated
 from websockets.sync.client import connect
 
 from voicehost.companion import Companion
@@ -44,7 +44,7 @@ def test_a_recorded_match_with_roles_on_phones_and_everything_else_by_voice():
         stack.callback(comp.stop)
         phones = {}
         for p in settings.players:
-            token = join(comp, p.name, None)[1]["token"]
+            token = seated(comp, p.name, None)
             ws = stack.enter_context(connect(comp.url.replace("http://", "ws://") + "/ws"))
             ws.send(json.dumps({"type": "hello", "token": token}))
             assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
