@@ -188,6 +188,27 @@ def test_a_vowel_rising_slowly_out_of_loud_noise_is_stamped_at_its_knee():
         assert 0.0 <= nearest - sung < 0.045, (k, nearest - sung)
 
 
+def test_a_stop_consonant_rising_a_few_times_its_noise_is_the_syllables_start():
+    """Over pink noise at 10 dB the "T" of a Tum and the "D" of a Drak lift
+    the consonant bands 3 to 4.5 times their noise level 30 to 55 ms before
+    the vowel. Asked for 5 times, the look back over the closure passed them
+    by and the syllable was stamped on its vowel (committed pink noise at 10
+    dB: the first Tum 45 ms late, a Drak 57 ms, past the 50 ms an onset is
+    matched in).
+    """
+    x, truth = fixture("g3_90bpm_1tum_snr10")
+    assert truth["noise"] == "pink" and truth["snr_db"] == 10
+
+    def error_ms(t_true: float, **params: float) -> float:
+        est = np.array([o.t for o in detect_onsets(x, params=OnsetParams(**params))])
+        return 1000 * (est[np.argmin(np.abs(est - t_true))] - t_true)
+
+    tum, drak = truth["syllables"][2], truth["syllables"][12]
+    assert (tum["text"], drak["text"]) == ("Tum", "Drak")
+    assert abs(error_ms(tum["t"])) <= 20 and abs(error_ms(drak["t"])) <= 10
+    assert error_ms(tum["t"], burst_mult=5.0) > 40 and error_ms(drak["t"], burst_mult=5.0) > 50
+
+
 def test_a_bump_of_chatter_before_a_syllable_is_not_its_start():
     """Babble under the chant: a rise that falls back before the syllable is heard is not its start.
 
@@ -363,8 +384,11 @@ def test_a_formant_gliding_in_the_last_vowel_is_no_burst():
 
     gen = generator()
     rendered = [gen.render(replace(gen.held_out_specs(1)[k], snr_db=None)) for k in (2, 7, 9)]
-    before = sum(_early(a, t, burst_net=float("-inf"), burst_itself=2.0) for a, t in rendered)
-    guarded = sum(_early(a, t, burst_net=0.0, burst_itself=2.0) for a, t in rendered)
+    # Measured at the burst level the guard was made for (5 times the noise;
+    # at 3.5 the glide fools the look 7 times, the guard leaves 4).
+    was = {"burst_itself": 2.0, "burst_mult": 5.0}
+    before = sum(_early(a, t, burst_net=float("-inf"), **was) for a, t in rendered)
+    guarded = sum(_early(a, t, burst_net=0.0, **was) for a, t in rendered)
     now = sum(_early(a, t) for a, t in rendered)
     # What the glide did, so the test shows the fault it guards: 7 with the
     # energy floor fixed at 1e-7, 4 with it relative to the chant (these
