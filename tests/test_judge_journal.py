@@ -123,3 +123,30 @@ def test_a_journal_with_nothing_to_judge_is_one_clear_line(whirlpool, tmp_path, 
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
     assert word in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_journal_or_a_plays_file_can_come_down_a_pipe(whirlpool, tmp_path):
+    """``--plays -`` reads standard input, and a pipe (``<(...)``) is read as a
+    file is: once, since a pipe cannot be read twice (the journal's first line
+    tells it from a plays file, then the same bytes are parsed). A pipe was
+    refused as "no such plays file"."""
+    wav = str(GAMES / "drakkar_whirlpool.wav")
+    from_file = json.loads(vh("judge", wav, "--plays", str(whirlpool), "--json").stdout)
+    piped = subprocess.run([sys.executable, "-m", "voicehost", "judge", wav, "--plays", "-",
+                            "--json"], input=whirlpool.read_text(), capture_output=True,
+                           text=True, timeout=180)
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout) == from_file
+    played = [e for e in lines(whirlpool)[1:] if e["type"] == "play"]
+    plays = json.dumps([{"t": e["declared_t"], "player": e["player"]} for e in played])
+    bash = subprocess.run(["bash", "-c", f"{sys.executable} -m voicehost judge {wav} --json "
+                           f"--plays <(printf '%s' '{plays}')"],
+                          capture_output=True, text=True, timeout=180)
+    assert bash.returncode == 0, bash.stderr
+    assert [r["t"] for r in json.loads(bash.stdout)["plays"]] == [e["declared_t"] for e in played]
+    # Both from standard input cannot be: one clear line.
+    both = vh("judge", wav, "--plays", "-", "--songs", "-")
+    assert both.returncode != 0 and "standard input" in both.stderr
+    assert "Traceback" not in both.stderr and len(both.stderr.strip().splitlines()) == 1
+    folder = vh("judge", wav, "--plays", str(tmp_path))
+    assert folder.returncode != 0 and "is a folder" in folder.stderr

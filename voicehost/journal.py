@@ -126,6 +126,12 @@ def read_journal(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]
         raise RecordError(f"{path}: no such journal; check the path.") from None
     except OSError as exc:
         raise RecordError(_os_reason(path, exc)) from None
+    return parse_journal(raw, str(path))
+
+
+def parse_journal(raw: bytes, name: str) -> tuple[dict[str, Any], list[dict[str, Any]], int | None]:
+    """:func:`read_journal` on bytes already read (a pipe can be read only once); ``name`` is for messages."""
+    path = name
     lines = raw.split(b"\n")
     torn_at: int | None = None
     objs: list[dict[str, Any]] = []

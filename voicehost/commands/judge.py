@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from pathlib import Path
 
 from voicehost.errors import VoicehostError
 
 HELP = "judge declared card plays against the last Tum of a chant recording"
 ORDER = 41
+STDIN = "-"  # a plays or songs file given as "-" is read from standard input
 
 
 class PlaysError(VoicehostError):
@@ -26,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plays", required=True, metavar="PLAYS.json",
                         help='[{"t": s, "player": name, "card": kind, "slot": 1|2|3}, ...], '
                              "or the --journal of a game hosted with --record-input: its "
-                             "plays, each song and the host's verdicts")
+                             "plays, each song and the host's verdicts (- reads standard input)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--tums", type=int, default=3, choices=(1, 2, 3),
                         help="Tums the song has at the start (default 3)")
@@ -40,21 +42,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "game's), easy +-200, hard +-60")
 
 
-def _json_list(path: str | Path, key: str, error: type[VoicehostError],
-               example: str) -> tuple[Path, list]:
-    """A file's JSON list of ``key`` (or ``{key: [...]}``); every mistake is one sentence."""
+def read_source(path: str | Path, key: str, error: type[VoicehostError]) -> tuple[str, bytes]:
+    """A ``key`` file's name and bytes, read once: a file, a pipe (``<(...)``) or ``-`` for standard input.
+
+    Read once because a pipe cannot be read twice: a journal is told from a
+    plays file by its first line, then parsed from the same bytes.
+    """
+    if str(path) == STDIN:
+        return "standard input", sys.stdin.buffer.read()
     p = Path(path)
-    if not p.is_file():
-        raise error(f"{p}: no such {key} file; give a JSON list of {key}.")
+    if p.is_dir():
+        raise error(f"{p} is a folder; give a JSON list of {key}.")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        return str(p), p.read_bytes()
+    except FileNotFoundError:
+        raise error(f"{p}: no such {key} file; give a JSON list of {key}.") from None
+    except OSError as exc:
+        raise error(f"{p} cannot be read ({exc.strerror}); give a JSON list of {key}.") from None
+
+
+def _json_list(name: str, raw: bytes, key: str, error: type[VoicehostError],
+               example: str) -> list:
+    """The JSON list of ``key`` (or ``{key: [...]}``) in ``raw``; every mistake is one sentence."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise error(f"{p} is not valid JSON ({exc}); fix the file.") from None
+        raise error(f"{name} is not valid JSON ({exc}); fix the file.") from None
     if isinstance(data, dict) and isinstance(data.get(key), list):
         data = data[key]
     if not isinstance(data, list):
-        raise error(f"{p} must hold a JSON list of {key} like {example}.")
-    return p, data
+        raise error(f"{name} must hold a JSON list of {key} like {example}.")
+    return data
 
 
 def _is_time(t: object) -> bool:
@@ -63,9 +81,14 @@ def _is_time(t: object) -> bool:
 
 
 def load_plays(path: str | Path) -> list[dict]:
-    """Read and check a plays file; every mistake is one sentence saying what to fix."""
-    p, data = _json_list(path, "plays", PlaysError,
-                         '[{"t": 3.2, "player": "Ann", "card": "rower", "slot": 2}]')
+    """Read and check a plays file (``-``: standard input); every mistake is one sentence saying what to fix."""
+    return parse_plays(*read_source(path, "plays", PlaysError))
+
+
+def parse_plays(p: str, raw: bytes) -> list[dict]:
+    """Check the plays in ``raw``, read from ``p``."""
+    data = _json_list(p, raw, "plays", PlaysError,
+                      '[{"t": 3.2, "player": "Ann", "card": "rower", "slot": 2}]')
     for i, play in enumerate(data):
         if not _is_time(play.get("t") if isinstance(play, dict) else None):
             raise PlaysError(f'{p}: play {i + 1} needs a time "t" in seconds (a number >= 0).')
@@ -93,8 +116,9 @@ def load_songs(path: str | Path | None) -> list[tuple[float, int, bool]]:
     """
     if path is None:
         return []
-    p, data = _json_list(path, "songs", SongsError,
-                         '[{"t": 12.4, "tums": 2}, {"t": 30.1, "tums": 3, "reversed": true}]')
+    p, raw = read_source(path, "songs", SongsError)
+    data = _json_list(p, raw, "songs", SongsError,
+                      '[{"t": 12.4, "tums": 2}, {"t": 30.1, "tums": 3, "reversed": true}]')
     out = []
     for i, song in enumerate(data):
         song = song if isinstance(song, dict) else {}
@@ -110,16 +134,20 @@ def load_songs(path: str | Path | None) -> list[tuple[float, int, bool]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from voicehost.hosts.drakkar_review import is_journal, journal_plays
+    from voicehost.hosts.drakkar_review import journal_plays
+    from voicehost.journal import is_journal_start
 
+    if args.plays == STDIN and getattr(args, "songs", None) == STDIN:
+        raise SongsError("only one of --plays and --songs can be read from standard input.")
     songs = load_songs(getattr(args, "songs", None))
     windows, resumed = args.windows, 0
-    if is_journal(args.plays):
-        game = journal_plays(args.plays)
+    name, raw = read_source(args.plays, "plays", PlaysError)
+    if is_journal_start(raw[:4096].decode("utf-8", "replace")):
+        game = journal_plays(name, raw)
         plays, songs, resumed = game.plays, songs or game.songs, game.resumed
         windows = windows or game.windows
     else:
-        plays = load_plays(args.plays)
+        plays = parse_plays(name, raw)
     windows = windows or "normal"
     from voicehost.audio.analysis import analyze, judge_plays
 

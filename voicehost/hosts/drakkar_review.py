@@ -45,20 +45,11 @@ class JournalPlays:
     resumed: int = 0
 
 
-def is_journal(path: str | Path) -> bool:
-    """Whether ``path`` starts with a voicehost journal's header line (so is no plays file)."""
-    from voicehost.journal import is_journal_start
-
-    try:
-        with open(path, "rb") as f:
-            first = f.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return False
-    return is_journal_start(first)
-
-
-def journal_plays(path: str | Path) -> JournalPlays:
+def journal_plays(path: str | Path, raw: bytes | None = None) -> JournalPlays:
     """Read a Drakkar journal's timed plays and the song from each one on.
+
+    ``raw``: the journal's bytes, already read from ``path`` (a pipe or
+    standard input can be read only once).
 
     Raises
     ------
@@ -67,11 +58,11 @@ def journal_plays(path: str | Path) -> JournalPlays:
         holds no play timed on a recording's clock; the message says what to give instead.
     """
     from voicehost.games import drakkar
-    from voicehost.journal import journal_to_record, read_journal
+    from voicehost.journal import journal_to_record, parse_journal, read_journal
 
     p = Path(path)
     try:
-        header, events, _torn = read_journal(p)
+        header, events, _torn = read_journal(p) if raw is None else parse_journal(raw, str(p))
     except RecordError as exc:
         raise JournalPlaysError(str(exc)) from None
     game = header.get("game")
@@ -109,4 +100,4 @@ def journal_plays(path: str | Path) -> JournalPlays:
     return out
 
 
-__all__ = ["JournalPlays", "JournalPlaysError", "is_journal", "journal_plays"]
+__all__ = ["JournalPlays", "JournalPlaysError", "journal_plays"]
