@@ -212,8 +212,8 @@ class OnsetParams:
     # Consonant flux, times its noise level, that is a burst. 5 until the guards
     # below it came (burst_net, burst_itself, the chant's level in chatter): a
     # "T" aspirated over pink noise rises 3 to 4.5 times it (3.5: held-out 1-8 at
-    # 10 dB white/pink F 0.964 -> 0.967, talk false bars 39 -> 29; 3 lets a
-    # talk sequence through as a chant).
+    # 10 dB white/pink F 0.962 -> 0.965, talk false bars 39 -> 29; 3 lets a
+    # talk sequence through as a chant). bench/HISTORY.md has the rest.
     burst_mult: float = 3.5
     burst_net: float = 0.0  # share of a burst's rise in the upper bands left after their falls (-inf: off)
     burst_itself: float = 0.65  # share of a rise in the upper bands that makes it a burst or a click itself (>1: off)
