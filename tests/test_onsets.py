@@ -326,10 +326,16 @@ def test_real_recording_onsets():
 
 
 def test_silence_and_steady_noise_give_no_onsets():
+    """Steady noise may give one onset, in its first 100 ms: a stream's first
+    windows hold the zeros before it, and its level rises as they fill (9 of 80
+    two-second pink and white noises). A longer warm-up at a stream's start
+    removes it (1 of 80) but moved the tracker on a talk sequence (stop 34's
+    note)."""
     rng = np.random.default_rng(1)
     assert detect_onsets(np.zeros(16000 * 2, dtype=np.float32)) == []
     noise = (0.05 * rng.standard_normal(16000 * 4)).astype(np.float32)
-    assert len(detect_onsets(noise)) <= 1
+    got = detect_onsets(noise)
+    assert len(got) <= 1 and all(o.t < 0.1 for o in got)
 
 
 def test_a_new_note_soon_after_another_is_its_own_onset():
