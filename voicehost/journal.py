@@ -131,7 +131,6 @@ def read_journal(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]
 
 def parse_journal(raw: bytes, name: str) -> tuple[dict[str, Any], list[dict[str, Any]], int | None]:
     """:func:`read_journal` on bytes already read (a pipe can be read only once); ``name`` is for messages."""
-    path = name
     lines = raw.split(b"\n")
     torn_at: int | None = None
     objs: list[dict[str, Any]] = []
@@ -147,12 +146,12 @@ def parse_journal(raw: bytes, name: str) -> tuple[dict[str, Any], list[dict[str,
             if i == len(lines) - 1:  # no newline after it: the crash came mid-write
                 torn_at = start
                 break
-            raise RecordError(f"{path}: line {i + 1} is not valid JSON; the journal is damaged.") from None
+            raise RecordError(f"{name}: line {i + 1} is not valid JSON; the journal is damaged.") from None
         if not isinstance(obj, dict):
-            raise RecordError(f"{path}: line {i + 1} is not a JSON object; the journal is damaged.")
+            raise RecordError(f"{name}: line {i + 1} is not a JSON object; the journal is damaged.")
         objs.append(obj)
     if not objs or objs[0].get("format") != FORMAT:
-        raise RecordError(f"{path} is not a voicehost journal (its first line has no header).")
+        raise RecordError(f"{name} is not a voicehost journal (its first line has no header).")
     return objs[0], objs[1:], torn_at
 
 
@@ -181,7 +180,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
     """Load a game record from a JSON file or a journal (JSON Lines)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise RecordError(f"{path}: no such record; check the path.") from None
     except UnicodeDecodeError:
@@ -189,7 +189,7 @@ def load_record(path: str | Path) -> dict[str, Any]:
     except OSError as exc:
         raise RecordError(_os_reason(path, exc)) from None
     if is_journal_start(text[:4096]):
-        header, events, _ = read_journal(path)
+        header, events, _ = parse_journal(raw, str(path))  # the bytes read once
         return journal_to_record(header, events)
     try:
         record = json.loads(text)
