@@ -782,6 +782,23 @@ def test_a_lock_a_beat_off_is_no_wrong_song():
     assert found >= 3  # of five: the lock came in the second bar
 
 
+def test_a_song_told_while_a_lock_is_unsure_outlives_it():
+    """Held-out seed 10, chant 11 (pink noise at 20 dB, two Tums at 109 BPM, Whirlpool
+    Island's reversed song from the third bar): the game told the reversed song while
+    the lock was provisional, and the song was applied at the next bar the lock laid.
+    That lock was then dropped, and the song told with it: the table's reversed bars
+    were heard as the old song, a beat off (1 of 5 last Tums, 3 misplaced). It is sung
+    from the first bar begun after it was told, whatever lock comes next."""
+    spec = generator().held_out_specs(10)[11]
+    assert spec.noise == "pink" and spec.reversed_from == 2 and spec.bars == [2] * 5
+    result, t = as_the_host_hears(spec)
+    found, wrong = _bars_found(result, t)
+    assert found >= 4 and wrong == 0
+    assert events_of(result, WrongSong) == []
+    told = t["bars"][2]["start"]
+    assert [b.reversed for b in result.tracker.bars] == [b.start > told - 0.1 for b in result.tracker.bars]
+
+
 def test_a_song_that_kept_time_for_long_through_chatter_is_followed():
     """Held-out seed 8, chant 1 (two singers, three Tums at 121 BPM, babble at 10 dB):
     the lock kept time for fourteen beats, its "Drak-kar"s a bar apart from the

@@ -285,6 +285,12 @@ class ChantTracker:
         self._pending_song: tuple[int, bool] | None = None
         self._told = (tums, reversed)  # the song the game last told
         self._told_before: tuple[int, bool] | None = None  # ... and the one before it
+        self._songs_told = 0  # how many times the game told a song
+        self._told_at_lock = 0  # ... when the last lock was made
+        self._horizon = -math.inf  # how far the clock has been followed (see process)
+        self._told_t = -math.inf  # ... when the game last told a song
+        #: The pending song is for bars begun from then on (after a dropped lock).
+        self._pending_from = -math.inf
         self.bars: list[Bar] = []
         self.events: list[Event] = []
         #: Times of the onsets taken as beats or half beats (the rest are off the grid).
@@ -305,6 +311,9 @@ class ChantTracker:
         """The song the game expects from the next bar on (call after each play)."""
         _check_tums(tums)
         self._pending_song = (tums, reversed)
+        self._pending_from = -math.inf
+        self._songs_told += 1
+        self._told_t = self._horizon
         if (tums, reversed) != self._told:
             self._told_before = self._told
         self._told = (tums, reversed)
@@ -331,6 +340,7 @@ class ChantTracker:
             self._pending.append(o)
         self._pending.sort(key=lambda o: (self._usable_at(o), o.t))
         horizon = now_t - self.latency
+        self._horizon = max(self._horizon, horizon)
         out: list[Event] = []
         while True:
             deadline = self._next_deadline()
@@ -582,6 +592,12 @@ class ChantTracker:
         self._bar_count = n_count
         self.on_grid -= added
         self.tums, self.reversed = song  # a song "followed" on a false lock was never sung
+        if self._songs_told != self._told_at_lock:
+            # Nor one the game told while it stood, applied at a bar it laid: that
+            # one is sung from the first bar begun after it was told (the onsets
+            # handed in again may be older).
+            self._pending_song = self._told
+            self._pending_from = self._told_t
         first = self._since_lock[0].t if self._since_lock else math.inf
         again = [o for o in self._since_lock if o.t > first]
         self._unlock()
@@ -652,6 +668,7 @@ class ChantTracker:
         if self._pending_song is not None:
             self.tums, self.reversed = self._pending_song
             self._pending_song = None
+            self._pending_from = -math.inf
             self._sung_doubles = []
             # Right after the game changed the song the table may well sing
             # the old one: the first "Drak-kar" that says so is believed.
@@ -937,8 +954,10 @@ class ChantTracker:
         self._period = period
         self._ref_period = period
         self._periods = (period, period)
-        self._apply_song()
+        if beats[0].t >= self._pending_from:
+            self._apply_song()
         self._lock_state = (len(self.bars), self._bar_count, set(), (self.tums, self.reversed))
+        self._told_at_lock = self._songs_told
         self._lock_tums = self.tums  # the song expected, before anything heard changes it
         self._lock_kar = half.strength if half.kind != FAINT else 0.0
         self._pos = 0 if not self.reversed else self.tums
@@ -1394,7 +1413,7 @@ class ChantTracker:
         out.append(LastTumPredicted(round(s.b + self.tums * s.period, 5), self._bar.index))
 
     def _apply_song_at_bar(self, s: _Slot) -> None:
-        if self._pending_song is not None:
+        if self._pending_song is not None and s.t >= self._pending_from:
             self._apply_song()
 
     def _add_beat(self, s: _Slot, out: list[Event]) -> None:
