@@ -729,11 +729,12 @@ def test_a_kar_on_the_half_beat_moves_a_lock_made_on_chatter():
     began on that Tum. The table's next "Drak-kar", its "kar" 0.42 of a beat after its
     "Drak", was taken for chatter because it fell 0.2 of a beat from where this table
     "sang its kar" (the lock's chatter), and every last Tum was located a beat early.
-    One "kar" heard sets no swing: the one on the half beat moves the bars."""
+    One "kar" heard sets no swing: the one on the half beat moves the bars; and the
+    beat before it, the last Tum of the table's bar, is heard as one."""
     onsets = as_listed(HEARD_H04_00)
     tr = track(onsets, tums=3, follow=False, end_t=8.5)
     located = [e.t for e in tr.events if isinstance(e, LastTum)]
-    assert located == pytest.approx([5.757, 7.631], abs=0.02)  # the true last Tums
+    assert located == pytest.approx([3.881, 5.757, 7.631], abs=0.02)  # the true last Tums
 
 
 #: Held-out seed 5, chant 3 (three singers, two Tums at 92 BPM, babble at 15 dB) as
@@ -797,6 +798,26 @@ def test_a_song_told_while_a_lock_is_unsure_outlives_it():
     assert events_of(result, WrongSong) == []
     told = t["bars"][2]["start"]
     assert [b.reversed for b in result.tracker.bars] == [b.start > told - 0.1 for b in result.tracker.bars]
+
+
+def test_the_bars_of_a_lock_a_beat_off_are_forgotten():
+    """Held-out seed 1, chant 2, in babble 10 dB under the singing (two Tums at 122
+    BPM): the lock rested on chatter on a Tum's half beat, and the bar it laid began
+    on that Tum. When the table's "Drak-kar" moved the bars, that bar stayed, its
+    last Tum 540 ms after the table's (a play there judged against it), and so did
+    the last Tum heard on the "Drak" that moved them, 450 ms after the next. Both
+    go with the lock's phase; the bar still open ends on the table's last Tum, and
+    that Tum is now heard as one."""
+    spec = replace(generator().held_out_specs(1)[2], snr_db=10)
+    assert spec.noise == "babble" and spec.bars == [2] * 5
+    result, t = as_the_host_hears(spec)
+    found, wrong = _bars_found(result, t)
+    assert found >= 3 and wrong == 0
+    true = [b["last_tum"] for b in t["bars"]]
+    assert all(min(abs(x - y) for y in true) < 0.15 for x in result.last_tums)
+    bars = result.tracker.bars
+    assert [b.index for b in bars] == list(range(len(bars)))
+    assert [e.index for e in events_of(result, BarStart)] == list(range(len(bars) + 1))
 
 
 def test_a_song_that_kept_time_for_long_through_chatter_is_followed():

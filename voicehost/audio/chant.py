@@ -77,7 +77,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import median, median_high
 from typing import Callable, Iterable, Sequence
 
@@ -657,6 +657,7 @@ class ChantTracker:
         #: weaker evidence than any sung "kar").
         self._lock_kar = 0.0
         self._lock_moved = False  # the bars moved once already (see _lock_was_off)
+        self._last_beat: _Slot | None = None  # the last beat a bar took
         self._unheard = 0  # beats since a provisional lock with no onset on them
         self._beat_times: list[float] = []  # a provisional lock's beats, its own first
         self._lock_unheard = False  # the lock itself rests on a beat unheard (see _acquire)
@@ -1171,6 +1172,7 @@ class ChantTracker:
             s.half = None
         if double and s.pos != expected_double and self._lock_was_off(s):
             self._lock_moved = True
+            self._forget_bars_off(s, out)
             self._rephase(s, self.tums, out)
             return
         if (double and s.pos != expected_double and not self.follow and not self.reversed
@@ -1259,6 +1261,51 @@ class ChantTracker:
         # it too says the lock was a beat off.
         gap = self._slot_no - (self._last_double_no or 0)
         return 2 <= gap and (gap - 1, self.reversed) != self._told_before
+
+    def _forget_bars_off(self, s: _Slot, out: list[Event]) -> None:
+        """Drop the bars a provisional lock a beat off finished before ``s`` moved it, and their events (still held).
+
+        Its "Drak-kar" was chatter on a Tum's half beat, so each bar it
+        finished began on a Tum and ended a beat or more before the table's:
+        its last Tum is on no last Tum. Nor is the one it heard (or predicted)
+        at ``s``, the table's "Drak". The bar still open ends on the beat before ``s``,
+        the last Tum of the table's bar (:meth:`_rephase`), and stays; bars
+        are numbered on from those before the lock.
+        """
+        n_bars = self._lock_state[0]
+        gone = {b.index for b in self.bars[n_bars:]}
+        del self.bars[n_bars:]
+        shift = len(gone)
+        first = min(gone, default=math.inf)
+        at = round(s.t, 5)
+
+        def kept(e: Event) -> Event | None:
+            if isinstance(e, (LastTum, LastTumPredicted)) and e.t >= at:
+                return None  # at the table's "Drak", or past it
+            if isinstance(e, BarStart):
+                return None if e.index in gone else replace(e, index=e.index - shift) if e.index > first else e
+            if isinstance(e, (Beat, LastTumPredicted, LastTum)):
+                return None if e.bar in gone else replace(e, bar=e.bar - shift) if e.bar > first else e
+            return e
+
+        for events in (self._held, out):
+            events[:] = [x for x in map(kept, events) if x is not None]
+        if self._bar is not None:
+            self._bar.index -= shift
+        self._bar_count -= shift
+        # The open bar's last beat is the table's last Tum: heard as such.
+        last = self._last_beat
+        if self._bar is None or last is None or last.onset is None or round(last.t, 5) >= at:
+            return
+        heard = LastTum(round(last.t, 5), round(last.b, 5), self._bar.index, self._struck(last))
+        if any(isinstance(e, LastTum) and e.t == heard.t for e in self._held + out):
+            return
+        for events in (self._held, out):
+            k = next((k for k, e in enumerate(events) if isinstance(e, Beat) and e.t == heard.t), None)
+            if k is not None:
+                events.insert(k + 1, heard)
+                return
+        out.append(heard)
 
     def _sung_again(self, s: _Slot) -> tuple[str, int]:
         """Whether this "Drak-kar" where the bars have none repeats one before it, and its gap.
@@ -1419,6 +1466,7 @@ class ChantTracker:
     def _add_beat(self, s: _Slot, out: list[Event]) -> None:
         if self._bar is None:
             return
+        self._last_beat = s
         self._bar.beats.append(round(s.t, 5))
         out.append(Beat(round(s.t, 5), self._bar.index, len(self._bar.beats) - 1,
                         s.onset is not None))
