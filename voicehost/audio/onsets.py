@@ -53,8 +53,8 @@ How:
 5. The onset is stamped where the rise began: back over the frames whose
    flux was above the noise (where the room chatters, only over frames
    whose rise comes near the chant's level: chatter's flux is above the
-   noise too), then over a consonant's closure (up to 50 ms)
-   to its burst (a rise of the upper bands that their falls do not
+   noise too), then over a consonant's closure (up to 50 ms; 60 for a
+   burst that rises higher) to its burst (a rise of the upper bands that their falls do not
    outweigh: a formant gliding across them is no burst), then refined to
    the millisecond on a 1 ms-hop, 4 ms-window spectrogram weighted by the
    bands that rose above their noise (white noise in the upper bands must not hide a voiced rise, nor the reverse):
@@ -208,13 +208,21 @@ class OnsetParams:
     reattack_dip: float = 0.6  # ... after the sound had fallen back below this share of its own rise
     reattack_broad: float = 0.4  # ... and the new rise is broadband: this share of it above 1.8 kHz
     valley_frames: int = 10  # frames searched back for the start of a rise
-    burst_gap: int = 5  # frames between a consonant's burst and its vowel
+    burst_gap: int = 6  # frames between a consonant's burst and its vowel
     # Consonant flux, times its noise level, that is a burst. 5 until the guards
     # below it came (burst_net, burst_itself, the chant's level in chatter): a
     # "T" aspirated over pink noise rises 3 to 4.5 times it (3.5: held-out 1-8 at
     # 10 dB white/pink F 0.962 -> 0.965, talk false bars 39 -> 29; 3 lets a
     # talk sequence through as a chant). bench/HISTORY.md has the rest.
     burst_mult: float = 3.5
+    # Frames back within which burst_mult holds, and the level asked beyond them
+    # (up to burst_gap). A real voice's "t" or "k" comes 60 ms before its vowel,
+    # and the vowel was its own onset 100 ms after the syllable's (clean real
+    # voices: 13 syllables heard twice -> 6); 60 ms back at 3.5 times the noise
+    # stamped a Tum in white noise 5 dB under the chant on the hiss, 54 ms early.
+    # Talk seeds 900 to 1500, false bars 33 -> 20; bench/HISTORY.md has the rest.
+    burst_near: int = 5
+    burst_far_mult: float = 5.0
     burst_net: float = 0.0  # share of a burst's rise in the upper bands left after their falls (-inf: off)
     burst_itself: float = 0.65  # share of a rise in the upper bands that makes it a burst or a click itself (>1: off)
     refine_db: float = 4.0  # dB above the valley's envelope that marks the onset
@@ -814,7 +822,7 @@ class OnsetDetector:
                and cf[start - 1 + off] > cl[start - 1 + off]
                and act[start - 1 + aoff] < act[start + aoff] and chant(start - 1 - n_fl)):
             start -= 1
-        # A stop consonant's burst can come 20 to 50 ms before its vowel with a
+        # A stop consonant's burst can come 20 to 60 ms before its vowel with a
         # near-silent closure between them: look back over that gap for a
         # clear burst in the upper bands. Not from a rise that is itself a
         # burst or a click (mostly in the upper bands): in chatter the look
@@ -827,7 +835,8 @@ class OnsetDetector:
             # A burst lifts the upper bands; the previous vowel's formant
             # gliding across them ("kar" into its /r/) lifts some as much
             # while it lowers others.
-            if (cf[j + off] > p.burst_mult * cl[j + off] and cn[j + off] >= p.burst_net * cf[j + off]
+            mult = p.burst_far_mult if start - j > p.burst_near else p.burst_mult
+            if (cf[j + off] > mult * cl[j + off] and cn[j + off] >= p.burst_net * cf[j + off]
                     and chant(j - n_fl)):
                 start = j
                 while (start > floor_idx and c_idx - start < p.valley_frames
