@@ -42,7 +42,8 @@ card and the host's tick all give the same bars.
   the table sings that song again (a bar later), unless it is the song the
   game told before the last change. Before the lock is confirmed it is one
   "Drak-kar" against the lock's own, which may have rested on chatter: the
-  plainer "kar" places the bars, and the song stays the one expected;
+  plainer "kar" places the bars (those laid a beat off are forgotten), and
+  the song stays the one expected;
 * no onset where one was due for 1.5 beats means the song stopped
   (:class:`SongStopped`);
 * a room's echo swallows the "kar": the detector hands on faint rises
@@ -70,7 +71,9 @@ a stray onset):
 people talking are full of syllables and some always fit a grid, but they
 do not keep time and repeat a bar. Events of a provisional lock are held
 back and released at once on confirmation (the table sings two warm-up
-bars, so nothing is lost); a lock that is not confirmed leaves no trace.
+bars, so nothing is lost); a lock that is not confirmed leaves no trace,
+but for a song the game told meanwhile: that one is sung from the first bar
+begun after it was told.
 """
 
 from __future__ import annotations
