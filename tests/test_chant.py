@@ -820,6 +820,26 @@ def test_the_bars_of_a_lock_a_beat_off_are_forgotten():
     assert [e.index for e in events_of(result, BarStart)] == list(range(len(bars) + 1))
 
 
+@pytest.mark.parametrize("seed, k, snr, found_at_least", [(6, 1, None, 3), (6, 2, 10, 3), (7, 0, None, 4)])
+def test_a_kar_weaker_than_the_locks_is_no_wrong_song(seed, k, snr, found_at_least):
+    """Held-out chants in babble 10 dB under the singing: a provisional lock, and then a
+    "Drak-kar" where its bars have none, its "kar" weaker than the lock's own. The
+    plainer "kar" kept the bars, yet the other "Drak-kar" was counted as a wrong song:
+    the host said the table sang one or two Tums, and moved the bars by it (seed 6,
+    chant 1: chatter after the last Tum, 1 of 5 last Tums left and 2 misplaced; seed
+    7, chant 0: 2 misplaced, two wrong songs). It is chatter until a "Drak-kar" comes
+    a bar after it: then the lock was a beat off, and the bars move, the song the
+    same (seed 6, chant 2, at 10 dB: its lock rested on chatter after a Tum)."""
+    spec = generator().held_out_specs(seed)[k]
+    if snr is not None:
+        spec = replace(spec, snr_db=snr)
+    assert spec.noise == "babble"
+    result, t = as_the_host_hears(spec)
+    assert events_of(result, WrongSong) == []
+    found, wrong = _bars_found(result, t)
+    assert found >= found_at_least and wrong == 0
+
+
 def test_a_song_that_kept_time_for_long_through_chatter_is_followed():
     """Held-out seed 8, chant 1 (two singers, three Tums at 121 BPM, babble at 10 dB):
     the lock kept time for fourteen beats, its "Drak-kar"s a bar apart from the
