@@ -17,7 +17,6 @@ are never those of plays paired with the wrong moment of the recording.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from voicehost.errors import RecordError, VoicehostError
@@ -45,11 +44,11 @@ class JournalPlays:
     resumed: int = 0
 
 
-def journal_plays(path: str | Path, raw: bytes | None = None) -> JournalPlays:
-    """Read a Drakkar journal's timed plays and the song from each one on.
+def journal_plays(name: str, raw: bytes) -> JournalPlays:
+    """A Drakkar journal's timed plays and the song from each one on.
 
-    ``raw``: the journal's bytes, already read from ``path`` (a pipe or
-    standard input can be read only once).
+    ``raw``: the journal's bytes, read once from ``name`` (a pipe or
+    standard input can be read only once); ``name`` is for messages.
 
     Raises
     ------
@@ -58,16 +57,15 @@ def journal_plays(path: str | Path, raw: bytes | None = None) -> JournalPlays:
         holds no play timed on a recording's clock; the message says what to give instead.
     """
     from voicehost.games import drakkar
-    from voicehost.journal import journal_to_record, parse_journal, read_journal
+    from voicehost.journal import journal_to_record, parse_journal
 
-    p = Path(path)
     try:
-        header, events, _torn = read_journal(p) if raw is None else parse_journal(raw, str(p))
+        header, events, _torn = parse_journal(raw, name)
     except RecordError as exc:
         raise JournalPlaysError(str(exc)) from None
     game = header.get("game")
     if game != "drakkar":
-        raise JournalPlaysError(f"{p} is a {game or 'unknown'} journal; only a Drakkar Tum "
+        raise JournalPlaysError(f"{name} is a {game or 'unknown'} journal; only a Drakkar Tum "
                                 "Tum game has card plays to judge.")
     record = journal_to_record(header, events)
     out = JournalPlays(windows=(header.get("host") or {}).get("windows"))
@@ -93,9 +91,9 @@ def journal_plays(path: str | Path, raw: bytes | None = None) -> JournalPlays:
             if song is not None and (song.tums, song.reversed) != out.songs[-1][1:]:
                 out.songs.append((t, song.tums, song.reversed))
     except RecordError as exc:
-        raise JournalPlaysError(f"{p}: {exc}") from None
+        raise JournalPlaysError(f"{name}: {exc}") from None
     if not out.plays:
-        raise JournalPlaysError(f"{p} holds no play timed on a recording's clock (a game "
+        raise JournalPlaysError(f"{name} holds no play timed on a recording's clock (a game "
                                 "hosted live or from --input); give a plays file instead.")
     return out
 
