@@ -289,8 +289,7 @@ class ChantTracker:
         self._pending_song: tuple[int, bool] | None = None
         self._told = (tums, reversed)  # the song the game last told
         self._told_before: tuple[int, bool] | None = None  # ... and the one before it
-        self._songs_told = 0  # how many times the game told a song
-        self._told_at_lock = 0  # ... when the last lock was made
+        self._told_since_lock = False  # the game told a song since the last lock was made
         self._horizon = -math.inf  # how far the clock has been followed (see process)
         self._told_t = -math.inf  # ... when the game last told a song
         #: The pending song is for bars begun from then on (after a dropped lock).
@@ -316,7 +315,7 @@ class ChantTracker:
         _check_tums(tums)
         self._pending_song = (tums, reversed)
         self._pending_from = -math.inf
-        self._songs_told += 1
+        self._told_since_lock = True
         self._told_t = self._horizon
         if (tums, reversed) != self._told:
             self._told_before = self._told
@@ -596,7 +595,7 @@ class ChantTracker:
         self._bar_count = n_count
         self.on_grid -= added
         self.tums, self.reversed = song  # a song "followed" on a false lock was never sung
-        if self._songs_told != self._told_at_lock:
+        if self._told_since_lock:
             # Nor one the game told while it stood, applied at a bar it laid: that
             # one is sung from the first bar begun after it was told (the onsets
             # handed in again may be older).
@@ -963,7 +962,7 @@ class ChantTracker:
         if beats[0].t >= self._pending_from:
             self._apply_song()
         self._lock_state = (len(self.bars), self._bar_count, set(), (self.tums, self.reversed))
-        self._told_at_lock = self._songs_told
+        self._told_since_lock = False
         self._lock_tums = self.tums  # the song expected, before anything heard changes it
         self._lock_kar = half.strength if half.kind != FAINT else 0.0
         self._pos = 0 if not self.reversed else self.tums
@@ -1175,12 +1174,7 @@ class ChantTracker:
         if double and s.pos != expected_double and not self._plain_kar(s):
             double = False  # chatter on the half beat: no reason to doubt the song
             s.half = None
-        if double and s.pos != expected_double and self._lock_was_off(s):
-            self._lock_moved = True
-            self._forget_bars_off(s, out)
-            self._rephase(s, self.tums, out)
-            return
-        if double and s.pos != expected_double and self._rival_again(s):
+        if double and s.pos != expected_double and (self._lock_was_off(s) or self._rival_again(s)):
             self._lock_moved = True
             self._forget_bars_off(s, out)
             self._rephase(s, self.tums, out)
