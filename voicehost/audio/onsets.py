@@ -66,7 +66,8 @@ How:
    broadband jump) and dies within tens of ms; a sung consonant raises a few
    upper bands and runs into its vowel. An onset whose spectrum might be a
    slap waits a few frames (three after its whole jump is seen) for the
-   decay to decide; every other onset goes out at once as a voice. A /d/ or
+   decay to decide, or only until its vowel has risen past what a card may
+   (below); every other onset goes out at once as a voice. A /d/ or
    /t/ out of a quiet room jumps across the upper bands and dies there as
    fast as a card, but its vowel then rises in 400-2000 Hz over what the
    burst had there; a card fills those bands itself, so even the Tum sung
@@ -661,11 +662,16 @@ class OnsetDetector:
                 # and its vowel then rises there. A card fills those bands
                 # itself: the Tum sung under an on-beat slap rises less.
                 died = peak - self._upper_now() >= min(p.slap_decay, p.fall_share * self._room_fall)
-                # Its tilt at the top of the jump (as in _kind), from the two levels kept then.
-                tilt = peak - self._cand_mid
-                rise = p.slap_mid_rise if tilt >= p.slap_lean else p.slap_lean_rise
-                kind = SLAP if died and self._mid_top() - self._cand_mid <= rise else VOICE
+                rose = self._mid_top() - self._cand_mid > self._mid_allowance(peak)
+                kind = SLAP if died and not rose else VOICE
                 out.append(replace(cand, kind=kind, detected_t=now_t))
+                self._slap_cand = None
+            elif (peak is not None and waited >= p.slap_wait
+                  and self._mid_now() - self._cand_mid > self._mid_allowance(peak)):
+                # Its vowel has already risen past what a card may: this frame
+                # is one of the three whose top the last look takes, so the
+                # verdict is a voice whatever the upper bands do. Out now.
+                out.append(replace(cand, kind=VOICE, detected_t=now_t))
                 self._slap_cand = None
             else:
                 self._slap_cand = (cand, waited, peak, False)
@@ -925,6 +931,20 @@ class OnsetDetector:
     def _mid_top(self) -> float:
         """The 400-2000 Hz bands' level at its top lately (a vowel's, after a burst)."""
         return self._top(*self._mid)
+
+    def _mid_now(self) -> float:
+        """The 400-2000 Hz bands' level (median, bels) in the last frame."""
+        return _quantile(self._level_hist[-1][self._mid[0] : self._mid[1]], 0.5)
+
+    def _mid_allowance(self, peak: float) -> float:
+        """How far a slap candidate's 400-2000 Hz bands may rise and still be a card.
+
+        From its tilt at the top of the jump (as in :meth:`_kind`), from the
+        two levels kept then: one that already leaned to a voice's spectrum
+        may rise less.
+        """
+        p = self.p
+        return p.slap_mid_rise if peak - self._cand_mid >= p.slap_lean else p.slap_lean_rise
 
     def _upper_now(self) -> float:
         """The upper bands' level (median, bels) in the last frame."""
