@@ -63,7 +63,7 @@ of one of them ("Drak, kar, Tum, Tum" or "Tum, Drak, kar, Tum"), or "Drak,
 kar", a beat unheard and two beats, so the tracker locks during the first
 warm-up bar. An onset among them that the pattern does not explain keeps it
 off (a pattern at twice the table's period skips real beats), unless it is
-weak, or said just before one of its beats (chatter before the table's
+weak, or near one of its beats (chatter just before the table's
 syllable; such a lock is confirmed with one stray onset fewer until it kept
 time for two bars). A "kar" sung early in its beat
 (a quarter to 0.4 of it: "Drakkar" said quickly at a slow tempo) locks once
@@ -147,8 +147,8 @@ STRAY_EVERY = 4
 #: A provisional lock's beats keep a steady tempo when they lie this close to one
 #: (root mean square, share of a period; see ChantTracker._unsteady).
 STEADY = 0.05
-#: Onsets this near before one of a pattern's beats (share of a beat, and seconds)
-#: may be let pass as chatter when a lock is sought (see ChantTracker._pattern).
+#: Onsets this near one of a pattern's beats (share of a beat, and seconds) may be
+#: let pass as chatter when a lock is sought (see ChantTracker._pattern).
 NEAR_BEAT = 0.25
 NEAR_BEAT_S = 0.15
 #: Beats a stop leaves unheard: the one after the last heard, and the next, whose
@@ -932,11 +932,13 @@ class ChantTracker:
                               and r[k].kind != FAINT
                               and not any(0 < r[k].t - r[u].t < 0.3 * p for u in used)]
                     passed = 0
-                    if len(others) > 1 or (others and max(o.strength for o in others) >= 0.5 * weakest):
+                    strong = bool(others) and max(o.strength for o in others) >= 0.5 * weakest
+                    if len(others) > 1 or strong:
                         # Those skipped beats fall on its half beats. An onset
                         # within a quarter beat (and 150 ms) of one of its beats
                         # is no such beat: in chatter, a syllable said just
-                        # before the table's "Drak" or "Tum". Let pass, it is
+                        # before the table's "Drak" or "Tum" (those just after
+                        # one it heard are left out above). Let pass, it is
                         # still ranked as unexplained, and the lock is weaker
                         # evidence (see _out_of_place).
                         near_beat = min(NEAR_BEAT, NEAR_BEAT_S / p)
