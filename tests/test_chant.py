@@ -978,3 +978,39 @@ def test_a_lock_that_left_beats_unheard_is_not_kept_when_the_song_stops():
     found, wrong = _bars_found(result, t)
     assert found >= 4 and wrong == 0
     assert all(abs(b.beats[1] - b.beats[0] - 60 / spec.bpm) < 0.1 for b in result.tracker.bars)
+
+
+def _long_one_tum(seed, k, **room):
+    """Held-out spec ``k`` of ``seed`` sung as a one-Tum song sixteen bars long."""
+    spec = generator().held_out_specs(seed)[k]
+    return replace(spec, name=f"long_{seed}_{k}", bars=[1] * 16, reversed_from=None, **room)
+
+
+def test_a_one_tum_song_followed_at_twice_its_tempo_is_followed_at_its_own():
+    """Held-out seed 11, chant 0, sung as sixteen bars of one Tum at 80 BPM in babble
+    10 dB under it: "Drak, kar, Tum" and a rest on half beats, the rest filled with
+    chatter. The lock came on every half beat, and every other bar its last Tum fell
+    where no Tum was sung (14 of them; 3 now, before the check below). Once confirmed,
+    a lock that hears nothing on the same one beat in four twice running, everything
+    on the other six and no "Drak-kar" of its own, is at twice the table's tempo: the
+    song is followed at half that tempo from the table's next beat, and without a
+    tempo change (the host would tell the table it sang slower)."""
+    spec = _long_one_tum(11, 0)
+    assert spec.noise == "babble" and spec.snr_db == 10 and spec.bpm == 80
+    result, t = as_the_host_hears(spec)
+    found, wrong = _bars_found(result, t)
+    assert found >= 15 and wrong <= 4
+    assert events_of(result, TempoChanged) == []
+    late = [b for b in result.tracker.bars if b.start > t["bars"][8]["start"]]
+    assert late and all(abs(b.beats[1] - b.beats[0] - 60 / spec.bpm) < 0.08 for b in late)
+
+
+def test_a_right_lock_that_an_echo_deafens_on_one_beat_keeps_its_tempo():
+    """The same check on a one-Tum song at 128 BPM in a quiet echoing room (held-out seed
+    7, chant 3, RT60 0.5 s): the echo swallowed the same beat twice running, and the
+    lock, right, was halved (last Tums heard 10 -> 5, and 3 where none was sung). It
+    heard its "Drak-kar"s: it stays."""
+    spec = _long_one_tum(7, 3, rt60=0.5, noise="white", snr_db=80)
+    result, t = as_the_host_hears(spec)
+    found, wrong = _bars_found(result, t)
+    assert found >= 10 and wrong == 0

@@ -47,6 +47,10 @@ card and the host's tick all give the same bars.
   "Drak-kar" comes a bar after it;
 * no onset where one was due for 1.5 beats means the song stopped
   (:class:`SongStopped`);
+* a one-Tum song ("Drak, kar, Tum" and a rest, on half beats) followed at
+  twice its tempo, chatter in its rest, hears nothing on the rest twice
+  running and no "Drak-kar" of its own: it is followed at its own tempo from
+  the table's next beat (:meth:`ChantTracker._rest_heard_as_a_beat`);
 * a room's echo swallows the "kar": the detector hands on faint rises
   (``FAINT`` onsets, under its threshold) for the tracker alone. One is
   never a beat; it may be the "kar" of a beat where a bar begins, when it
@@ -151,6 +155,9 @@ STEADY = 0.05
 #: let pass as chatter when a lock is sought (see ChantTracker._pattern).
 NEAR_BEAT = 0.25
 NEAR_BEAT_S = 0.15
+#: Half beats in a one-Tum bar: "Drak", "kar", Tum and a rest (see
+#: ChantTracker._rest_heard_as_a_beat).
+REST_CYCLE = 4
 #: Beats a stop leaves unheard: the one after the last heard, and the next, whose
 #: window closes 1.5 beats after it (see ChantTracker._stopped_short).
 STOP_UNHEARD = 2
@@ -668,6 +675,8 @@ class ChantTracker:
         self._tight = 0  # beats since the lock that came close to their prediction
         self._offgrid = 0  # onsets since the lock that fit no beat and no half beat
         self._doubles: list[int] = []  # slot numbers of the "Drak-kar"s since the lock
+        #: Whether each of the last beats of a one-Tum lock was heard (see _rest_heard_as_a_beat).
+        self._beats_heard: deque[bool] = deque(maxlen=2 * REST_CYCLE)
         self._double_at: list[float] = []  # ... and where in the beat their half-beat onsets fell
         self._kar_sung = False  # one of them had a sung "kar", not only a faint rise
         #: Slot numbers and times of the last "Drak-kar"s heard where the song has them.
@@ -701,6 +710,7 @@ class ChantTracker:
             self._pending_song = None
             self._pending_from = -math.inf
             self._sung_doubles = []
+            self._beats_heard.clear()
             # Right after the game changed the song the table may well sing
             # the old one: the first "Drak-kar" that says so is believed.
             self._phase_heard = 0
@@ -1106,6 +1116,56 @@ class ChantTracker:
         self._closing.append(slot)
         self._pos_after(slot)
         self._slot = _Slot(b=b + self._period, period=self._period, pos=self._pos)
+        rest = self._rest_heard_as_a_beat(slot)
+        if rest is not None:
+            self._halve_tempo(rest, b)
+
+    def _rest_heard_as_a_beat(self, slot: _Slot) -> int | None:
+        """Where the table rests among the last beats, if a one-Tum song is followed at twice its tempo.
+
+        "Drak, kar, Tum" and a rest, on half beats: chatter in the rest can
+        make a lock on every half beat, whose "Tums" are the table's "kar"s
+        or its rests, and a play on the table's Tum is judged against one
+        of them every other bar (5 of 65 one-Tum chants in babble, held-out,
+        unseen and real-voice sets: 26 last Tums misplaced). Such a lock,
+        once confirmed, hears nothing on one beat in four, the same one two
+        cycles running, and something on the other six; nor any "Drak-kar"
+        of its own lately (its half beats fall on the table's quarter beats,
+        where nothing is sung). A right lock in an echoing room lost the
+        same beat twice to the echo as well, but heard its "Drak-kar"s.
+        Returns the index of the last rest among the last ``2 * REST_CYCLE``
+        beats (the one just closed is the last).
+        """
+        if not (self._confirmed and self.tums == 1 and not self.reversed):
+            return None
+        self._beats_heard.append(slot.onset is not None)
+        heard = list(self._beats_heard)
+        n = 2 * REST_CYCLE
+        if (len(heard) < n or sum(heard) != n - 2 or 2 * self._period > 60.0 / MIN_BPM
+                or (self._doubles and self._slot_no - self._doubles[-1] < REST_CYCLE)):
+            return None
+        for rest in range(REST_CYCLE, n):
+            if not heard[rest] and not heard[rest - REST_CYCLE]:
+                return rest
+        return None
+
+    def _halve_tempo(self, rest: int, b: float) -> None:
+        """Follow the song at half the tempo, its "Drak" the beat after the table's rest.
+
+        ``b`` is the beat just closed (the last of the ``2 * REST_CYCLE``);
+        the next beat is the first of the table's own ("Drak" or Tum) after
+        it. No tempo change is reported: the table kept its tempo.
+        """
+        half = self._period
+        last = 2 * REST_CYCLE - 1
+        drak = rest + 1  # the table's beats fall on every other half beat from it
+        nxt = last + 1 + (last + 1 - drak) % 2
+        pos = 0 if (nxt - drak) % REST_CYCLE == 0 else 1
+        self._period = self._ref_period = 2 * half
+        self._slot = _Slot(b=b + (nxt - last) * half, period=self._period, pos=pos)
+        self._pos = pos
+        self._beats_heard.clear()
+        self._kars.clear()
 
     def _pos_after(self, slot: _Slot) -> None:
         self._pos = slot.pos + 1
