@@ -1123,6 +1123,7 @@ class ChantTracker:
     def _rest_heard_as_a_beat(self, slot: _Slot) -> int | None:
         """Where the table rests among the last beats, if a one-Tum song is followed at twice its tempo.
 
+        Notes first whether ``slot``, the beat just closed, was heard.
         "Drak, kar, Tum" and a rest, on half beats: chatter in the rest can
         make a lock on every half beat, whose "Tums" are the table's "kar"s
         or its rests, and a play on the table's Tum is judged against one
