@@ -937,13 +937,13 @@ class ChantTracker:
                     # late singer of a syllable, heard apart from it (less
                     # than 0.3 of a beat after it), is no skipped beat.
                     used = {ai, ci, n - 1, mids[0]}
-                    weakest = min(r[k].strength for k in used if r[k].kind != FAINT)
+                    # An onset it does not explain this strong keeps it off.
+                    strong = 0.5 * min(r[k].strength for k in used if r[k].kind != FAINT)
                     others = [r[k] for k in range(ai + 1, n - 1) if k not in used
                               and r[k].kind != FAINT
                               and not any(0 < r[k].t - r[u].t < 0.3 * p for u in used)]
                     passed = 0
-                    strong = bool(others) and max(o.strength for o in others) >= 0.5 * weakest
-                    if len(others) > 1 or strong:
+                    if len(others) > 1 or any(x.strength >= strong for x in others):
                         # Those skipped beats fall on its half beats. An onset
                         # within a quarter beat (and 150 ms) of one of its beats
                         # is no such beat: in chatter, a syllable said just
@@ -957,7 +957,7 @@ class ChantTracker:
                         others = [x for x in others if x not in near]
                         passed = len(near)
                     extra = len(others)
-                    if extra and max(o.strength for o in others) >= 0.5 * weakest:
+                    if any(x.strength >= strong for x in others):
                         continue
                     key = (extra + passed, passed, unheard, p)
                     if extra <= 1 and (best is None or key < best[0]):
