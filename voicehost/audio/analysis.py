@@ -33,6 +33,8 @@ class Analysis:
     odf: list[tuple[float, float, float]] = field(default_factory=list)
     samples: np.ndarray | None = None
     file_rate: int | None = None  # the recording's own rate, when it came from a file
+    #: What the user should know of that file (:attr:`~voicehost.audio.sources.FileSource.notes`).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def last_tums(self) -> list[float]:
@@ -141,6 +143,7 @@ def analyze(source: str | Path | np.ndarray, tums: int = 3, reversed: bool = Fal
         result = analyze_blocks(src.blocks(), src.duration, rate, tums, reversed, follow, record,
                                 songs=songs)
         result.file_rate = src.file_rate
+        result.notes = src.notes
         return result
     x = np.asarray(source, dtype=np.float32)
     return analyze_blocks(blocks_from_array(x, rate), len(x) / rate, rate, tums, reversed,

@@ -21,6 +21,8 @@ from voicehost.errors import AudioFileError
 
 #: Frames read from the file at a time (before resampling).
 _READ_FRAMES = 65536
+#: A file recorded at a lower rate lacks the upper bands the pipeline listens to.
+NARROWBAND_RATE = PIPELINE_RATE
 
 
 class FileSource:
@@ -58,6 +60,32 @@ class FileSource:
         self.file_rate = int(info.samplerate)
         self.channels = int(info.channels)
         self.frames = int(info.frames)
+        #: Frames the file's header says it holds, when that is not what it holds.
+        self.declared_frames: int | None = None
+        if info.format in ("WAV", "WAVEX"):
+            declared = _wav_declared_frames(self.path)
+            if declared is not None and declared > self.frames:
+                self.declared_frames = declared
+
+    @property
+    def notes(self) -> list[str]:
+        """What the user should know about this recording before trusting what is heard in it.
+
+        Neither stops the analysis: a recording cut off is analysed as far as
+        it goes, a narrowband one as it is.
+        """
+        out = []
+        if self.declared_frames is not None:
+            out.append(f"{self.path} ends {self.duration:.1f} s in, though its header says "
+                       f"{self.declared_frames / self.file_rate:.1f} s: the recording was cut "
+                       "off (a crash, or an interrupted copy); what is there is analysed.")
+        if self.file_rate < NARROWBAND_RATE:
+            out.append(f"{self.path} is recorded at {self.file_rate} Hz: nothing above "
+                       f"{self.file_rate / 2000:g} kHz, where the \"T\" of Tum, a card's slap "
+                       "and much of speech are heard. Last Tums come out later, cards are "
+                       "often taken for singing and answers are misheard more; record at "
+                       f"{NARROWBAND_RATE // 1000} kHz or more.")
+        return out
 
     @property
     def duration(self) -> float:
@@ -108,6 +136,41 @@ class FileSource:
         """The whole file at the pipeline rate (for offline tools and tests)."""
         parts = [b.samples for b in self.blocks()]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+
+def _wav_declared_frames(path: Path) -> int | None:
+    """Frames a RIFF/WAVE header says its data chunk holds (None: no such header or size).
+
+    libsndfile reads a WAV cut off short without a word (it counts what is
+    there); the header still says how long the recording was meant to be.
+    """
+    import struct
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+            if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+                return None
+            align = 0
+            while True:
+                chunk = f.read(8)
+                if len(chunk) < 8:
+                    return None
+                cid, size = chunk[:4], struct.unpack("<I", chunk[4:])[0]
+                if cid == b"fmt ":
+                    fmt = f.read(size + (size & 1))
+                    if len(fmt) < 14:
+                        return None
+                    align = struct.unpack("<H", fmt[12:14])[0]
+                elif cid == b"data":
+                    # 0 and 0xFFFFFFFF: a size never written (a stream, an RF64 body).
+                    if align <= 0 or size in (0, 0xFFFFFFFF):
+                        return None
+                    return size // align
+                else:
+                    f.seek(size + (size & 1), 1)
+    except OSError:
+        return None
 
 
 def _downmix(chunk: np.ndarray) -> np.ndarray:

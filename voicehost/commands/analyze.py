@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from voicehost.commands.judge import add_songs_argument, load_songs
 
@@ -29,6 +30,8 @@ def run(args: argparse.Namespace) -> int:
 
     result = analyze(args.wav, tums=args.tums, reversed=args.reversed, record=bool(args.plot),
                      follow=not songs, songs=songs)
+    for note in result.notes:
+        print(f"voicehost: note: {note}", file=sys.stderr)
     out = result.as_dict()
     if args.plot:
         from voicehost.audio.plot import plot_analysis

@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     kwargs = {"carriers": ()} if args.no_carriers else {}
     question = Question.build(choices, **kwargs)
     source = FileSource(args.wav)
+    for note in source.notes:
+        print(f"voicehost: note: {note}", file=sys.stderr)
     backend = "vosk" if args.model and args.backend == "auto" else args.backend
     recognizer = open_recognizer(backend, args.model)
     prepared = recognizer.prepare(question)

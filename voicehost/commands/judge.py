@@ -153,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
 
     result = analyze(args.wav, tums=args.tums, reversed=args.reversed,
                      record=bool(getattr(args, "plot", None)), follow=not songs, songs=songs)
+    for note in result.notes:
+        print(f"voicehost: note: {note}", file=sys.stderr)
     verdicts = judge_plays(result, plays, windows)
     if getattr(args, "plot", None):
         from voicehost.audio.plot import plot_analysis

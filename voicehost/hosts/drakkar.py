@@ -70,6 +70,7 @@ from __future__ import annotations
 import bisect
 import math
 import random
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -802,6 +803,8 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
     from voicehost.audio.sources import FileSource
 
     source = FileSource(wav)
+    for note in source.notes:
+        print(f"voicehost: note: {note}", file=sys.stderr)
     side = load_sidecar(sidecar) if sidecar is not None else None
     resume_state = None
     if resume_events is not None and journal is not None:

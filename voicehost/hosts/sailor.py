@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
@@ -742,6 +743,8 @@ def run_recording(wav: str | Path, settings: SailorSettings, announcer: Announce
     from voicehost.audio.sources import FileSource
 
     source = FileSource(wav)
+    for note in source.notes:
+        print(f"voicehost: note: {note}", file=sys.stderr)
     wall0 = time.monotonic()
     host_box: list[SailorHost] = []
 
