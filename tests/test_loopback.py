@@ -103,6 +103,8 @@ def test_calibrate_measures_the_loopback_and_stores_it(calibrated):
     assert stored["latency"] == pytest.approx(measured["latency_ms"] / 1000, abs=1e-4)
     # Nothing plays into the sink but the clicks: its monitor is digital silence.
     assert stored["noise_floor"] < -90
+    # A digital loopback at 48 kHz keeps the clicks' upper band as played.
+    assert abs(measured["upper_band_db"]) < 3 and measured["narrowband"] is False
     from voicehost.hosts import settings
 
     os.environ["VOICEHOST_CONFIG_DIR"] = str(calibrated["config"])
@@ -110,6 +112,41 @@ def test_calibrate_measures_the_loopback_and_stores_it(calibrated):
         assert settings.calibration_latency() == stored["latency"]
     finally:
         del os.environ["VOICEHOST_CONFIG_DIR"]
+
+
+def test_calibrate_warns_of_a_narrowband_sound_path(pulse, tmp_path, monkeypatch, capsys):
+    """A sound card at 8 kHz (a Bluetooth headset in call mode) passes nothing above 4 kHz.
+
+    A second null sink at 8 kHz: PulseAudio resamples the clicks down to it
+    and its monitor back up to the host's 16 kHz, a real narrowband path.
+    The wideband loopback above measured flat.
+    """
+    done = pulse.pactl("load-module", "module-null-sink", "sink_name=vh_narrow", "rate=8000")
+    assert done.returncode == 0, done.stderr
+    module = done.stdout.strip()
+    try:
+        env = dict(_env(tmp_path), PULSE_SINK="vh_narrow", PULSE_SOURCE="vh_narrow.monitor")
+        done = subprocess.run([*VOICEHOST, "calibrate", "--input-device", "pulse",
+                               "--output-device", "pulse"],
+                              capture_output=True, text=True, env=env, timeout=60)
+    finally:
+        pulse.pactl("unload-module", module)
+    assert done.returncode == 0, done.stderr
+    print(f"\ncalibrate through an 8 kHz sink:\n{done.stdout}")
+    assert "narrowband" in done.stdout and "wideband microphone" in done.stdout
+    stored = json.loads((tmp_path / "config.json").read_text())
+    assert stored["upper_band_db"] <= -20
+    # A game opening that microphone says so; when another one was calibrated,
+    # nothing is said of this one.
+    from voicehost.hosts.microphone import open_microphone
+
+    monkeypatch.setenv("VOICEHOST_CONFIG_DIR", str(tmp_path))
+    open_microphone("pulse").close()
+    assert "narrowband" in capsys.readouterr().err
+    stored["calibrated_input"] = "USB headset"
+    (tmp_path / "config.json").write_text(json.dumps(stored))
+    open_microphone("pulse").close()
+    assert "narrowband" not in capsys.readouterr().err
 
 
 def test_devices_lists_the_loopback_card(pulse):

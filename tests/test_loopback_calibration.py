@@ -15,6 +15,7 @@ from voicehost.audio.calibration import (
     SILENCE_DBFS,
     CalibrationError,
     click_train,
+    measure_bandwidth,
     measure_latency,
     noise_floor,
 )
@@ -52,6 +53,47 @@ def test_latency_in_room_noise_through_a_band_limited_quiet_path():
     lat = measure_latency(x, train, play_at=1.0)
     assert lat.latency == pytest.approx(0.0315, abs=0.0005)
     assert lat.jitter < 0.0005
+
+
+def _bandwidth(x, train, play_at=1.0):
+    lat = measure_latency(x, train, play_at=play_at)
+    return measure_bandwidth(x, train, play_at, lat.latency, quiet=x[RATE // 4 : int(play_at * RATE)])
+
+
+def test_a_flat_path_keeps_the_clicks_upper_band():
+    x, train = _heard(0.0315)
+    assert _bandwidth(x, train).upper_db == pytest.approx(0.0, abs=0.5)
+    # In room noise about as loud as the clicks: the noise is taken off each
+    # band before they are compared, so what is left scatters about 0 (over
+    # 30 noises, within 3.2 dB; this one is the farthest).
+    x, train = _heard(0.0315, noise=0.02, gain=0.2, seed=3)
+    band = _bandwidth(x, train)
+    assert band.upper_db == pytest.approx(0.0, abs=4) and not band.narrow
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.02])
+def test_an_8_khz_leg_is_narrowband(noise):
+    """A Bluetooth headset in call mode: nothing above 4 kHz comes back."""
+    import soxr
+
+    x, train = _heard(0.0315, noise=noise, gain=0.2)
+    x = soxr.resample(soxr.resample(x, RATE, 8000), 8000, RATE).astype(np.float32)
+    band = _bandwidth(x, train)
+    assert band.narrow and band.upper_db < -40
+
+
+def test_a_path_that_rolls_the_top_off_is_still_wideband():
+    """A small loudspeaker and a cheap microphone lose some top, not all of it."""
+    import soxr
+    from scipy.signal import butter, lfilter
+
+    x, train = _heard(0.0315, noise=0.002)
+    b, a = butter(1, 3000, fs=RATE)  # 6 dB an octave from 3 kHz
+    band = _bandwidth(lfilter(b, a, x).astype(np.float32), train)
+    assert -15 < band.upper_db < -3 and not band.narrow
+    # An 11 kHz card (5.5 kHz at the top) keeps half the upper band.
+    x = soxr.resample(soxr.resample(x, RATE, 11025), 11025, RATE).astype(np.float32)
+    assert not _bandwidth(x, train).narrow
 
 
 def test_clicks_that_never_came_back_are_an_error_not_a_number():

@@ -32,6 +32,13 @@ ORDER = 61
 WARMUP = 1.5
 #: The longest latency looked for, in seconds.
 MAX_LATENCY = 1.0
+#: Said when the clicks came back with nothing above 4 kHz.
+NARROWBAND_NOTE = (
+    "Warning: this sound path is narrowband (nothing above 4 kHz: a Bluetooth headset in "
+    "call mode, or a telephone-grade sound card). The \"T\" of Tum and the slap of a card "
+    "are heard up there: the host will place last Tums later and take cards for singing, "
+    "and more plays will be judged wrongly. Use a wideband microphone (a USB or built-in "
+    "one, or a headset with wideband speech) and calibrate again.")
 #: Listening buffer (samples at 16 kHz). Small buffers reach the consumer at
 #: a steady lag: with 100 ms buffers the pulse plugin delivers them up to
 #: ~100 ms late or early from one run to the next, which no latency can fix.
@@ -144,16 +151,26 @@ class Calibration:
     clarity: float
     noise_floor: float  # dBFS
     per_click: tuple[float, ...] = ()
+    #: The clicks' upper band as heard against as played (see
+    #: :class:`~voicehost.audio.calibration.Bandwidth`); None: not measured.
+    upper_band_db: float | None = None
+
+    @property
+    def narrowband(self) -> bool:
+        from voicehost.audio.calibration import Bandwidth
+
+        return self.upper_band_db is not None and Bandwidth(self.upper_band_db).narrow
 
     def as_settings(self) -> dict[str, Any]:
         return {"latency": round(self.latency, 4), "latency_jitter": round(self.jitter, 5),
-                "noise_floor": round(self.noise_floor, 1)}
+                "noise_floor": round(self.noise_floor, 1),
+                "upper_band_db": None if self.upper_band_db is None else round(self.upper_band_db, 1)}
 
 
 def calibrate(input_device: int | str | None = None, output_device: int | str | None = None,
               open_source: Callable[[], Any] | None = None) -> Calibration:
     """Play the click train on ``output_device`` and measure it on ``input_device``."""
-    from voicehost.audio.calibration import click_train, measure_latency, noise_floor
+    from voicehost.audio.calibration import click_train, measure_bandwidth, measure_latency, noise_floor
     from voicehost.audio.microphone import MicrophoneSource
 
     train = click_train(PIPELINE_RATE)
@@ -166,8 +183,9 @@ def calibrate(input_device: int | str | None = None, output_device: int | str | 
     quiet = recorded[int(WARMUP / 3 * PIPELINE_RATE) : int(session.play_at * PIPELINE_RATE)]
     floor = noise_floor(quiet, PIPELINE_RATE)
     lat = measure_latency(recorded, train, session.play_at, MAX_LATENCY)
+    band = measure_bandwidth(recorded, train, session.play_at, lat.latency, quiet)
     return Calibration(lat.latency, lat.jitter, len(lat.per_click), lat.clarity, floor,
-                       lat.per_click)
+                       lat.per_click, None if band is None else band.upper_db)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -203,12 +221,20 @@ def run(args: argparse.Namespace) -> int:
                     "clicks": result.clicks, "clarity": round(result.clarity, 2),
                     "per_click_ms": [round(c * 1000, 2) for c in result.per_click],
                     "noise_floor_dbfs": round(result.noise_floor, 1),
+                    "upper_band_db": (None if result.upper_band_db is None
+                                      else round(result.upper_band_db, 1)),
+                    "narrowband": result.narrowband,
                     "saved_to": None if path is None else str(path)}
         print(json.dumps(out_json, indent=1))
         return 0
     print(f"Round-trip latency: {result.latency * 1000:.1f} ms "
           f"({result.clicks} clicks, spread {result.jitter * 1000:.1f} ms).")
     print(f"Noise floor: {result.noise_floor:.1f} dBFS.")
+    if result.upper_band_db is not None:
+        print(f"High frequencies (4.5 to 7 kHz): {result.upper_band_db:+.0f} dB against "
+              "1 to 4 kHz (0: as played).")
+    if result.narrowband:
+        print(NARROWBAND_NOTE)
     if path is not None:
         print(f"Saved to {path}; the hosts use it from the next game on.")
     return 0

@@ -35,6 +35,11 @@ def open_microphone(device: int | str | None, on_event: Callable[[Any], None] | 
     if isinstance(device, str) and device.isdigit():
         spec = int(device)
     first = MicrophoneSource(spec)  # an unknown device is a one-line error now
+    from voicehost.hosts.settings import narrowband_note
+
+    note = narrowband_note(device)
+    if note is not None:
+        print(f"voicehost: note: {note}", file=sys.stderr)
     from voicehost.audio.resilient import ResilientSource
 
     opened = [first]

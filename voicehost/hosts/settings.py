@@ -84,3 +84,26 @@ def noise_floor() -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
+
+
+#: Printed when a game opens a microphone that calibration found narrowband.
+NARROWBAND_NOTE = (
+    "calibration found this microphone's sound path narrowband (nothing above 4 kHz): "
+    "the host will hear the \"T\" of Tum, cards slapped and spoken answers less well. "
+    "Use a wideband microphone and run 'voicehost calibrate' again.")
+
+
+def narrowband_note(device: int | str | None) -> str | None:
+    """:data:`NARROWBAND_NOTE` when the last calibration, on ``device``, found its path narrowband.
+
+    Only for the device calibrated: another microphone says nothing of it.
+    """
+    from voicehost.audio.calibration import Bandwidth
+
+    data = load_settings()
+    value = data.get("upper_band_db")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if str(data.get("calibrated_input")) != str(device):
+        return None
+    return NARROWBAND_NOTE if Bandwidth(float(value)).narrow else None
