@@ -47,6 +47,10 @@ before the noise): a table in a living room, not the dry studio every other
 chant is sung in. ``--snr DB`` puts every chant of either set DB above its
 noise (40: a quiet room, where no set has a chant of its own).
 
+``--narrowband`` hears every recording as an 8 kHz copy: nothing above 4
+kHz, as through a Bluetooth headset in call mode or a telephone-grade sound
+card (``voicehost calibrate`` says when a set-up is one).
+
 ``--talk SEED`` sings nothing: twelve sequences of real spoken digits said
 one after another (people talking near the table), and the bars the tracker
 follows in them, each one false.
@@ -58,6 +62,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -76,6 +81,8 @@ REPEAT = 3  # CPU time is the least of a few runs: the machine is shared
 AUBIO = ("specflux", 512, 160)
 #: Seconds from a play's last Tum to its declaration, when the host tells the tracker the new song.
 DECLARE_AFTER = 0.2
+#: ``--narrowband``: the rate of the copy every detector hears (a Bluetooth headset in call mode).
+NARROWBAND_RATE = 8000
 
 
 def _ours(x: np.ndarray, rate: int = 16000, repeat: int = REPEAT):
@@ -445,6 +452,20 @@ def _seeds(text: str) -> list[int]:
     return seeds
 
 
+def narrowband_copy(fx: Fixture, rate: int = NARROWBAND_RATE) -> Fixture:
+    """``fx`` recorded at ``rate`` (a temporary WAV beside nothing else), its truth the same."""
+    import tempfile
+    from dataclasses import replace
+
+    import soundfile as sf
+    import soxr
+
+    x, sr = sf.read(str(fx.wav), dtype="float32", always_2d=True)
+    out = Path(tempfile.mkdtemp(prefix="voicehost-narrowband-")) / fx.wav.name
+    sf.write(out, soxr.resample(x.mean(axis=1), sr, rate), rate, subtype="FLOAT")
+    return replace(fx, wav=out)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench onsets", description=__doc__.splitlines()[0])
     ap.add_argument("--room", metavar="RT60", type=float,
@@ -456,6 +477,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--snr", metavar="DB", type=float,
                     help="with --held-out or --real-voices: every chant DB above its noise "
                          "(40 is a quiet room)")
+    ap.add_argument("--narrowband", action="store_true",
+                    help="hear every recording as an 8 kHz copy (nothing above 4 kHz: a "
+                         "Bluetooth headset in call mode), as all three detectors read it")
     ap.add_argument("--per-file", action="store_true", help="also one line per recording")
     ap.add_argument("--json", metavar="PATH", help="write every figure to a JSON file")
     ap.add_argument("--held-out", metavar="SEEDS", type=_seeds,
@@ -527,6 +551,9 @@ def main(argv: list[str]) -> int:
         print(f"chants in real voices (seed {seed}) in {got[0].wav.parent}")
         fixtures += [(f"real voices {seed}", f) for f in got]
     real = real_fixture()
+    if args.narrowband:
+        fixtures = [(label, narrowband_copy(fx)) for label, fx in fixtures]
+        real = narrowband_copy(real) if real else None
     rows = []
     for label, fx in fixtures + ([("real", real)] if real else []):
         r = evaluate(fx)

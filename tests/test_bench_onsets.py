@@ -180,3 +180,31 @@ def test_several_sets_are_scored_as_one_pool(tmp_path, capsys):
     found = sum(len(r["aubio"]["last_tum"]) for r in chants)
     assert aubio[0] == "aubio" and f"{found}/{bars}" in aubio and "offline" not in aubio
     assert "aubio's onsets" in table and "not installed" not in table
+
+
+def test_a_narrowband_copy_keeps_the_chant_and_loses_everything_above_4_khz():
+    """``--narrowband``: every detector reads an 8 kHz copy of the recording, its truth the same."""
+    import numpy as np
+    import soundfile as sf
+
+    from bench._metrics import chant_fixtures
+    from bench.onsets import NARROWBAND_RATE, narrowband_copy
+    from voicehost.audio.sources import FileSource
+
+    fx = next(f for f in chant_fixtures() if f.name == "g3_100bpm_3tums_clean")
+    copy = narrowband_copy(fx)
+    assert copy.truth is fx.truth and copy.name == fx.name and copy.wav != fx.wav
+    info = sf.info(str(copy.wav))
+    assert info.samplerate == NARROWBAND_RATE == 8000
+    assert info.duration == pytest.approx(sf.info(str(fx.wav)).duration, abs=1e-3)
+    # Read as the host reads it: at 16 kHz, with nothing left above 4 kHz.
+    src = FileSource(copy.wav)
+    x, y = FileSource(fx.wav).read(), src.read()
+    assert any("recorded at 8000 Hz" in n for n in src.notes)
+
+    def upper_share(v: np.ndarray) -> float:
+        p = np.abs(np.fft.rfft(v)) ** 2
+        f = np.fft.rfftfreq(len(v), 1 / 16000)
+        return p[f > 4500].sum() / p.sum()
+
+    assert upper_share(x) > 1e-3 and upper_share(y) < 1e-6
