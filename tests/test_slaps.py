@@ -241,3 +241,33 @@ def test_a_tum_that_might_be_a_card_goes_out_once_its_vowel_rises():
     onsets = detect_onsets(x)
     assert [o.kind for o in onsets] == [o["kind"] for o in truth["onsets"]]
     assert max(o.detected_t - o.t for o in onsets[1:] if o.kind == "voice") <= 0.065
+
+
+@pytest.mark.parametrize("seed,index", [(2, 9), (1, 14), (4, 14)])
+def test_a_last_tum_heard_with_a_card_in_it_lies_halfway_to_the_beat_predicted(seed, index):
+    """A card slapped 30 ms before the Tum is heard as one sound with it (``struck``).
+
+    That sound starts with the card: taken as the Tum, it put the last Tum
+    31 ms early. It lies halfway to the beat predicted, as a slap that hid
+    its syllable does, and the card's own time still times the play.
+    """
+    from voicehost.audio.chant import LastTum
+
+    gen = generator()
+    x, truth = gen.render(gen.held_out_specs(seed)[index])
+    result = analyze(x.astype(np.float32), tums=truth["expected_tums"])
+    struck = [e for e in result.events if isinstance(e, LastTum) and e.struck]
+    assert len(struck) == 1, struck
+    (e,) = struck
+    true_tum = min((b["last_tum"] for b in truth["bars"]), key=lambda v: abs(v - e.t))
+    (slap,) = [s["t"] for s in truth["slaps"] if abs(s["t"] - true_tum) < 0.15]
+    assert slap - true_tum == pytest.approx(-0.030, abs=0.001)
+    assert abs(e.card_t - slap) <= 0.003  # the sound heard is the card's
+    assert e.t == pytest.approx(0.5 * (e.card_t + e.predicted_t), abs=1e-4)
+    assert abs(e.t - true_tum) <= 0.015, (e.t - true_tum)
+    assert any(abs(b.last_tum - e.t) < 1e-4 for b in result.tracker.bars if b.last_tum)
+    assert result.struck == [e.card_t]
+    (play,) = [p for p in truth["plays"] if p["slap_t"] == slap]
+    (v,) = judge_plays(result, [play], "hard")
+    assert v.timed_by == "slap" and v.t == e.card_t and v.last_tum == e.t
+    assert v.verdict == ON_BEAT and -35 <= v.offset_ms <= -15

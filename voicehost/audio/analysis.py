@@ -52,8 +52,8 @@ class Analysis:
 
     @property
     def struck(self) -> list[float]:
-        """Last Tums heard with a card in them (``LastTum.struck``)."""
-        return [e.t for e in self.events if isinstance(e, LastTum) and e.struck]
+        """Cards heard as one sound with a last Tum (``LastTum.struck``): when that sound began."""
+        return [e.card_t for e in self.events if isinstance(e, LastTum) and e.card_t is not None]
 
     @property
     def stops(self) -> list[float]:

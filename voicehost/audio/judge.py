@@ -7,8 +7,10 @@ key press or the spoken "kraken two" comes after the slap), else by the
 declaration itself. A card slapped with the Tum (within the 50 ms the
 detector hears as one onset) is heard as one sound with it, with a click far
 sharper than the table's sung Tums: the tracker marks such a last Tum
-``struck`` (:attr:`voicehost.audio.chant.LastTum.struck`), and it times a
-play declared in the 250 ms after it when no slap of its own was heard.
+``struck`` (:attr:`voicehost.audio.chant.LastTum.struck`), and the card's
+time (``card_t``, the sound heard) times a play declared in the 250 ms after
+it when no slap of its own was heard; the last Tum itself then lies halfway
+between that sound and the beat predicted, as for a card that hid its Tum.
 Timed by the key press, 120 ms after the card, such plays were judged late
 (held-out seeds 1 to 8, real voices seeds 1 to 4 and the committed chants:
 237 of 352 plays judged as their true offset says at the normal windows,
@@ -59,7 +61,7 @@ class Heard:
     #: Voice onsets off the chant's beats: one just before a declaration is most
     #: likely its card (a slap into a singing table does not always sound like one).
     off_grid: Sequence[float] = ()
-    #: Last Tums heard with a card in them (``LastTum.struck``).
+    #: Cards heard as one sound with a last Tum: that sound's time (``LastTum.card_t``).
     struck: Sequence[float] = ()
 
 

@@ -194,7 +194,7 @@ class DrakkarHost:
         self.judge = Judge(windows)
         self.clock = 0.0
         self.last_tums: list[float] = []
-        self.struck_tums: list[float] = []  # last Tums heard with a card in them (LastTum.struck)
+        self.struck_tums: list[float] = []  # cards heard as one sound with a last Tum (LastTum.card_t)
         self.slaps: list[float] = []
         self.stops: list[float] = []
         self.bar_starts: list[float] = []
@@ -331,10 +331,10 @@ class DrakkarHost:
                 self.beat_index = e.index
             if name == "LastTum":
                 self.last_tums.append(e.t)
-                if e.struck:
-                    self.struck_tums.append(e.t)
+                if e.card_t is not None:
+                    self.struck_tums.append(e.card_t)
                     if self.stops_at_plays:
-                        self._card_in_tum(e.t)
+                        self._card_in_tum(e.card_t)
             elif name == "SongStopped":
                 if self._self_caused(e.t):
                     # The detector was deaf while the host spoke (half duplex):
