@@ -9,8 +9,9 @@ detector hears as one onset) is heard as one sound with it, with a click far
 sharper than the table's sung Tums: the tracker marks such a last Tum
 ``struck`` (:attr:`voicehost.audio.chant.LastTum.struck`), and the card's
 time (``card_t``, the sound heard) times a play declared in the 250 ms after
-it when no slap of its own was heard; the last Tum itself then lies halfway
-between that sound and the beat predicted, as for a card that hid its Tum.
+it when no slap of its own was heard; heard before the beat predicted, the
+sound is the card's, and the last Tum itself then lies halfway between it
+and the beat predicted, as for a card that hid its Tum.
 Timed by the key press, 120 ms after the card, such plays were judged late
 (held-out seeds 1 to 8, real voices seeds 1 to 4 and the committed chants:
 237 of 352 plays judged as their true offset says at the normal windows,
