@@ -271,3 +271,24 @@ def test_a_last_tum_heard_with_a_card_in_it_lies_halfway_to_the_beat_predicted(s
     (v,) = judge_plays(result, [play], "hard")
     assert v.timed_by == "slap" and v.t == e.card_t and v.last_tum == e.t
     assert v.verdict == ON_BEAT and -35 <= v.offset_ms <= -15
+
+
+def test_a_struck_last_tum_heard_after_the_beat_predicted_stays_where_it_was_heard():
+    """A card slapped 50 ms after the Tum, heard apart only once that last Tum had
+    gone out: the Tum's own sharp "T" marks it struck, but the sound began with
+    the Tum, after the beat predicted. Moved halfway to a beat predicted 47 ms
+    early, it turned the play, 34 ms after it, into one 65 ms late (hard: late)."""
+    from voicehost.audio.chant import LastTum
+
+    gen = generator()
+    x, truth = gen.render(gen.held_out_specs(8)[0])  # babble at 10 dB, 128 BPM, one Tum
+    result = analyze(x.astype(np.float32), tums=truth["expected_tums"])
+    (e,) = [e for e in result.events if isinstance(e, LastTum) and e.struck]
+    true_tum = min((b["last_tum"] for b in truth["bars"]), key=lambda v: abs(v - e.t))
+    (slap,) = [s["t"] for s in truth["slaps"] if abs(s["t"] - true_tum) < 0.15]
+    assert slap - true_tum == pytest.approx(0.050, abs=0.001)
+    assert e.predicted_t < e.card_t == e.t  # heard after the beat predicted: not moved
+    assert abs(e.t - true_tum) <= 0.020
+    (play,) = [p for p in truth["plays"] if p["slap_t"] == slap]
+    (v,) = judge_plays(result, [play], "hard")
+    assert v.verdict == _want(play["offset_ms"], 60) == ON_BEAT
