@@ -1361,7 +1361,7 @@ class ChantTracker:
         if double:
             self._prev_double = s
         if self.reversed and s.pos == self.tums and self._bar is not None:
-            self._bar.last_tum = s.t
+            self._bar.last_tum = round(s.t, 5)
 
     def _two_in_a_row(self) -> bool:
         """Whether this slot's "Drak-kar" comes right after another, before the lock is confirmed.
