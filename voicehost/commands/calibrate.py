@@ -1,11 +1,14 @@
-"""``voicehost calibrate``: measure the sound path's round-trip latency and the room's noise floor.
+"""``voicehost calibrate``: measure the sound path's round-trip latency, the room's noise floor and its bandwidth.
 
 The host judges plays on its sample clock, and everything that reaches it
 through a sound card arrives late by the card's latency. Calibration plays
 a click train on the output while listening on the input, exactly as the
 host listens, and cross-correlates what came back (see
-:mod:`voicehost.audio.calibration`). The result goes into the user's
-settings (:mod:`voicehost.hosts.settings`), where the Drakkar host reads it.
+:mod:`voicehost.audio.calibration`). The same clicks say whether the path
+is narrowband (nothing above 4 kHz: a Bluetooth headset in call mode), which
+hides the "T" of Tum and the slap of a card from the onset detector. The
+result goes into the user's settings (:mod:`voicehost.hosts.settings`), where
+the Drakkar host reads the latency and both games read the bandwidth.
 
 :class:`PlayWhileListening` is the measuring loop; the loopback tests and
 ``python -m bench soak`` reuse it to play recordings into a sound card while
@@ -25,7 +28,8 @@ import numpy as np
 from voicehost.audio.blocks import PIPELINE_RATE, Block
 from voicehost.errors import DeviceError
 
-HELP = "measure the sound card's round-trip latency and the noise floor, and save them"
+HELP = ("measure the sound card's round-trip latency, the noise floor and whether the path "
+        "is narrowband, and save them")
 ORDER = 61
 
 #: Seconds of listening before the clicks, the last half of which measures the noise floor.
