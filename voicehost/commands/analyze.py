@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from voicehost.commands.judge import add_songs_argument, load_songs
+from voicehost.errors import print_notes
 
 HELP = "find the chant's onsets, beats, bars and last Tums in a recording"
 ORDER = 40
@@ -30,8 +30,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = analyze(args.wav, tums=args.tums, reversed=args.reversed, record=bool(args.plot),
                      follow=not songs, songs=songs)
-    for note in result.notes:
-        print(f"voicehost: note: {note}", file=sys.stderr)
+    print_notes(result.notes)
     out = result.as_dict()
     if args.plot:
         from voicehost.audio.plot import plot_analysis

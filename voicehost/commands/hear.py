@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+
+from voicehost.errors import print_notes
 
 HELP = "recognise one spoken answer in a WAV file, restricted to the given choices"
 ORDER = 42
@@ -34,13 +35,11 @@ def run(args: argparse.Namespace) -> int:
     kwargs = {"carriers": ()} if args.no_carriers else {}
     question = Question.build(choices, **kwargs)
     source = FileSource(args.wav)
-    for note in source.notes:
-        print(f"voicehost: note: {note}", file=sys.stderr)
+    print_notes(source.notes)
     backend = "vosk" if args.model and args.backend == "auto" else args.backend
     recognizer = open_recognizer(backend, args.model)
     prepared = recognizer.prepare(question)
-    for note in missing_notes(recognizer.name, prepared.missing):
-        print(f"voicehost: note: {note}", file=sys.stderr)
+    print_notes(missing_notes(recognizer.name, prepared.missing))
     if source.duration <= WHOLE_FILE:
         # one short answer: decode all of it (endpointing could clip a
         # recording that starts right on the word)

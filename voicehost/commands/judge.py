@@ -8,7 +8,7 @@ import math
 import sys
 from pathlib import Path
 
-from voicehost.errors import VoicehostError
+from voicehost.errors import VoicehostError, print_notes
 
 HELP = "judge declared card plays against the last Tum of a chant recording"
 ORDER = 41
@@ -153,8 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = analyze(args.wav, tums=args.tums, reversed=args.reversed,
                      record=bool(getattr(args, "plot", None)), follow=not songs, songs=songs)
-    for note in result.notes:
-        print(f"voicehost: note: {note}", file=sys.stderr)
+    print_notes(result.notes)
     verdicts = judge_plays(result, plays, windows)
     if getattr(args, "plot", None):
         from voicehost.audio.plot import plot_analysis

@@ -70,12 +70,12 @@ from __future__ import annotations
 import bisect
 import math
 import random
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 from voicehost.audio.judge import SLAP_SEARCH, Heard, Judge, Verdict
+from voicehost.errors import print_notes
 from voicehost.games import drakkar
 from voicehost.games.drakkar import Card, DrakkarState
 from voicehost.hosts.announce import Announcer
@@ -803,8 +803,7 @@ def run_recording(wav: str | Path, sidecar: str | Path | None, announcer: Announ
     from voicehost.audio.sources import FileSource
 
     source = FileSource(wav)
-    for note in source.notes:
-        print(f"voicehost: note: {note}", file=sys.stderr)
+    print_notes(source.notes)
     side = load_sidecar(sidecar) if sidecar is not None else None
     resume_state = None
     if resume_events is not None and journal is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable
 
-from voicehost.errors import DeviceError
+from voicehost.errors import DeviceError, print_notes
 
 #: What the host says when the microphone goes away (both games).
 MICROPHONE_LOST = "I cannot hear the table: the microphone went away. Wait while I look for it."
@@ -39,7 +39,7 @@ def open_microphone(device: int | str | None, on_event: Callable[[Any], None] | 
 
     note = narrowband_note(device)
     if note is not None:
-        print(f"voicehost: note: {note}", file=sys.stderr)
+        print_notes([note])
     from voicehost.audio.resilient import ResilientSource
 
     opened = [first]

@@ -51,12 +51,11 @@ from __future__ import annotations
 
 import math
 import random
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
-from voicehost.errors import VoicehostError
+from voicehost.errors import VoicehostError, print_notes
 from voicehost.games import sailor
 from voicehost.games.sailor import Player
 from voicehost.hosts.announce import Announcer
@@ -743,8 +742,7 @@ def run_recording(wav: str | Path, settings: SailorSettings, announcer: Announce
     from voicehost.audio.sources import FileSource
 
     source = FileSource(wav)
-    for note in source.notes:
-        print(f"voicehost: note: {note}", file=sys.stderr)
+    print_notes(source.notes)
     wall0 = time.monotonic()
     host_box: list[SailorHost] = []
 

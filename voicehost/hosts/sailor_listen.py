@@ -21,11 +21,12 @@ heard from there on.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
+
+from voicehost.errors import print_notes
 
 if TYPE_CHECKING:
     from voicehost.speech.listener import EndpointConfig
@@ -268,8 +269,7 @@ class Ears:
 
         new = [w for w in missing if w not in self._noted]
         self._noted.update(new)
-        for note in missing_notes(getattr(self.recognizer, "name", "speech"), new):
-            print(f"voicehost: note: {note}", file=sys.stderr)
+        print_notes(missing_notes(getattr(self.recognizer, "name", "speech"), new))
 
     def hear(self, question: Any, until: float | None, label: str = "") -> Any | None:
         """One answer to ``question``: an :class:`Answer`, or None (nothing said in time).
