@@ -61,11 +61,16 @@ def save_settings(updates: dict[str, Any]) -> Path:
     return path
 
 
-def _number(key: str, default: float) -> float:
-    value = load_settings().get(key, default)
+def _as_number(value: Any) -> float | None:
+    """A stored number as a float; None for anything else (a hand-edited file may hold anything)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return default
+        return None
     return float(value)
+
+
+def _number(key: str, default: float) -> float:
+    value = _as_number(load_settings().get(key))
+    return default if value is None else value
 
 
 def calibration_latency() -> float:
@@ -80,10 +85,7 @@ def calibration_latency() -> float:
 
 def noise_floor() -> float | None:
     """The room's noise floor measured by calibration (dBFS), or ``None``."""
-    value = load_settings().get("noise_floor")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
+    return _as_number(load_settings().get("noise_floor"))
 
 
 #: Printed when a game opens a microphone that calibration found narrowband.
@@ -101,9 +103,7 @@ def narrowband_note(device: int | str | None) -> str | None:
     from voicehost.audio.calibration import Bandwidth
 
     data = load_settings()
-    value = data.get("upper_band_db")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    value = _as_number(data.get("upper_band_db"))
+    if value is None or str(data.get("calibrated_input")) != str(device):
         return None
-    if str(data.get("calibrated_input")) != str(device):
-        return None
-    return NARROWBAND_NOTE if Bandwidth(float(value)).narrow else None
+    return NARROWBAND_NOTE if Bandwidth(value).narrow else None
