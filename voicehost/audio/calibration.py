@@ -235,11 +235,11 @@ def measure_bandwidth(recorded: np.ndarray, train: ClickTrain, play_at: float, l
     bands = [(freqs >= lo) & (freqs < hi) for lo, hi in (LOWER_BAND, UPPER_BAND)]
 
     def power(signal: np.ndarray, starts: list[int]) -> np.ndarray:
+        """Each band's energy summed over the ``n`` samples from each start (all within ``signal``)."""
         spec = np.zeros(len(freqs))
         for s in starts:
             piece = signal[s : s + n]
-            if s >= 0 and len(piece) == n:
-                spec += np.abs(np.fft.rfft((piece - piece.mean()) * window, size)) ** 2
+            spec += np.abs(np.fft.rfft((piece - piece.mean()) * window, size)) ** 2
         return np.array([spec[b].sum() for b in bands])
 
     played = [int(round(t * rate)) - before for t in train.clicks]
@@ -250,8 +250,8 @@ def measure_bandwidth(recorded: np.ndarray, train: ClickTrain, play_at: float, l
     got = power(x, heard)
     if quiet is not None and len(quiet) >= n:
         q = np.nan_to_num(np.asarray(quiet, dtype=np.float64))
-        noise = power(q, list(range(0, len(q) - n + 1, n)))
-        got = got - noise / max(1, (len(q) - n) // n + 1) * len(heard)
+        pieces = list(range(0, len(q) - n + 1, n))
+        got = got - power(q, pieces) / len(pieces) * len(heard)
     want = power(ref, played)
     if got[0] <= 0 or want[0] <= 0 or want[1] <= 0:
         return None
