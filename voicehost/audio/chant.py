@@ -1218,12 +1218,12 @@ class ChantTracker:
         slapped after the Tum began leaves the sound the Tum's (18 sharp
         "T"s with no card near moved, 8 of them then more than 30 ms off).
         """
-        struck = self._struck(slot)
+        o = slot.onset
+        struck = o is not None and self._struck(slot)
         # The card starts the sound only when slapped before the Tum, so
         # heard before the beat predicted; slapped after, the Tum started it.
-        slot.card = (struck and not slot.slap_heard and slot.onset is not None
-                     and slot.onset.t < slot.b)
-        card_t = round(slot.onset.t, 5) if struck and slot.onset is not None else None
+        slot.card = struck and not slot.slap_heard and o.t < slot.b
+        card_t = round(o.t, 5) if struck else None
         return LastTum(round(slot.t, 5), round(slot.b, 5), bar, struck, card_t)
 
     def _struck(self, slot: _Slot) -> bool:
@@ -1474,9 +1474,11 @@ class ChantTracker:
         self._bar_count -= shift
         # The open bar's last beat is the table's last Tum: heard as such.
         last = self._last_beat
-        if self._bar is None or last is None or last.onset is None or round(last.t, 5) >= at:
+        if self._bar is None or last is None or last.onset is None:
             return
-        beat_t = round(last.t, 5)
+        beat_t = round(last.t, 5)  # before a card in it moves it (see _last_tum_heard)
+        if beat_t >= at:
+            return
         heard = self._last_tum_heard(last, self._bar.index)
         if any(isinstance(e, LastTum) and e.t == heard.t for e in self._held + out):
             return

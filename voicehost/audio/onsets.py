@@ -932,9 +932,13 @@ class OnsetDetector:
         """The 400-2000 Hz bands' level at its top lately (a vowel's, after a burst)."""
         return self._top(*self._mid)
 
+    def _now(self, lo: int, hi: int | None = None) -> float:
+        """Bands ``lo:hi``'s level (median, bels) in the last frame."""
+        return _quantile(self._level_hist[-1][lo:hi], 0.5)
+
     def _mid_now(self) -> float:
         """The 400-2000 Hz bands' level (median, bels) in the last frame."""
-        return _quantile(self._level_hist[-1][self._mid[0] : self._mid[1]], 0.5)
+        return self._now(*self._mid)
 
     def _mid_allowance(self, peak: float) -> float:
         """How far a slap candidate's 400-2000 Hz bands may rise and still be a card.
@@ -948,7 +952,7 @@ class OnsetDetector:
 
     def _upper_now(self) -> float:
         """The upper bands' level (median, bels) in the last frame."""
-        return _quantile(self._level_hist[-1][self._upper :], 0.5)
+        return self._now(self._upper)
 
     def _upper_rose(self, c_idx: int) -> bool:
         """Whether the bands above 1.8 kHz rose beyond their noise at ``c_idx`` (a slap lifts them)."""
