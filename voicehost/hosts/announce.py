@@ -19,6 +19,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, TextIO
 
+from voicehost.errors import print_notes
+
 
 class Voice(Protocol):
     def say(self, text: str) -> float | None: ...
@@ -122,8 +124,7 @@ def default_voice(quiet: bool, device=None, mute=None) -> Voice | None:
     import shutil
 
     if shutil.which("espeak-ng") is None:
-        print("voicehost: note: espeak-ng is not installed; printing what the host says.",
-              file=sys.stderr)
+        print_notes(["espeak-ng is not installed; printing what the host says."])
         return None
     kwargs: dict[str, Any] = {}
     if mute is not None:
@@ -194,7 +195,7 @@ class BackgroundVoice:
             try:
                 self.voice.say(text, at=self.clock())
             except Exception as exc:  # keep the game going; say why once
-                print(f"voicehost: note: the voice failed ({exc}).", file=sys.stderr)
+                print_notes([f"the voice failed ({exc})."])
 
     def close(self, wait: float = 30.0) -> None:
         """Finish the lines already queued (up to ``wait`` seconds), then stop."""

@@ -25,7 +25,7 @@ from typing import Callable, TextIO
 import numpy as np
 
 from voicehost.audio.mute import MuteWindows
-from voicehost.errors import DeviceError, VoicehostError
+from voicehost.errors import DeviceError, VoicehostError, print_notes
 
 
 class VoiceError(VoicehostError):
@@ -107,7 +107,7 @@ class Voice:
         try:
             (self.play or _play_device)(samples, self.rate)
         except DeviceError as exc:
-            print(f"voicehost: note: {exc} Printing instead.", file=sys.stderr)
+            print_notes([f"{exc} Printing instead."])
             self.quiet = True
             print(f"host: {text}", file=self.out, flush=True)
         return duration
