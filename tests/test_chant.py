@@ -11,8 +11,8 @@ import pytest
 
 from voicehost.audio.analysis import analyze
 from voicehost.audio.chant import (
-    BarStart, Beat, ChantTracker, LastTum, LastTumPredicted, SongStopped, TempoChanged,
-    WrongSong, track,
+    PREDICTED_SHARE, BarStart, Beat, ChantTracker, LastTum, LastTumPredicted, SongStopped,
+    TempoChanged, WrongSong, track,
 )
 from voicehost.audio.onsets import FAINT, SLAP, Onset, detect_onsets
 from voicehost.audio.sources import read_audio
@@ -311,7 +311,7 @@ def test_a_syllable_with_a_click_right_after_it_does_not_take_the_last_tum():
     (-0.11, -0.05, 0.005, 0.005),  # chatter, then the card's click: the Tum sung after takes the beat
     (-0.11, -0.05, None, -0.025),  # ... no Tum heard after the card: halfway to the beat predicted
     (0.0, 0.05, None, 0.0),        # a Tum on the beat, a card slapped 50 ms after it: the Tum
-    (-0.03, 0.0, None, -0.03),     # a Tum a little early, the card on the beat: the Tum
+    (-0.03, 0.0, None, -0.0225),   # a Tum a little early, the card on the beat: the Tum
 ])
 def test_a_slap_inside_chatter_before_the_beat_takes_it(voice_at, click_at, sung_at, heard_at):
     """In chatter the detector decides a card slapped near the last Tum on the slap's
@@ -319,7 +319,8 @@ def test_a_slap_inside_chatter_before_the_beat_takes_it(voice_at, click_at, sung
     card's click inside it (held-out seeds 1 to 8 in babble: such last Tums were
     located 53 to 142 ms early, and every play near them judged late). A slap inside
     a syllable that began 40 ms or more before the beat predicted, and 20 ms nearer
-    to it, takes the beat as a slap does."""
+    to it, takes the beat as a slap does. A syllable that keeps the beat is reported
+    a quarter of the way to the beat predicted (``PREDICTED_SHARE``)."""
     period = 0.83
     onsets = sung(1.0, period, 4, tums=3)
     tum = onsets[5 * 2 + 4]  # bar 2's last Tum, on the beat predicted
@@ -405,6 +406,38 @@ def test_a_tum_in_chatter_is_stamped_where_it_is_sung_not_on_the_chatter_before(
     assert all(abs(e) < within_ms / 1000 for e in errors), [round(e * 1000) for e in errors]
 
 
+def test_a_syllable_heard_off_its_beat_is_reported_a_quarter_of_the_way_to_the_beat_predicted():
+    """The stamp and the prediction are each off on their own (a "T" under hiss is
+    stamped on its vowel; the prediction carries the table's unevenness): a last Tum
+    heard 40 ms after a steady table's beat is reported 30 ms after it, and so is
+    its beat. The tracker's own windows keep the syllable heard: the next beats are
+    predicted as before."""
+    period = 0.6
+    onsets = sung(1.0, period, 6, tums=2)
+    late = 3 * 3 + 2  # bar 3's last Tum
+    on_grid = track(onsets, tums=2, follow=False)
+    onsets[late] = replace(onsets[late], t=onsets[late].t + 0.04, detected_t=onsets[late].detected_t + 0.04)
+    tr = track(onsets, tums=2, follow=False)
+    (tum,) = [e for e in tr.events if isinstance(e, LastTum) and abs(e.t - onsets[late].t) < 0.1]
+    assert tum.predicted_t == pytest.approx(onsets[late].t - 0.04, abs=1e-4)
+    assert PREDICTED_SHARE == 0.25
+    assert tum.t == pytest.approx(tum.predicted_t + 0.03, abs=1e-4)
+    assert any(isinstance(e, Beat) and e.t == tum.t for e in tr.events)
+    assert [b.tums for b in tr.bars] == [b.tums for b in on_grid.bars] == [2] * 6
+    assert [b.start for b in tr.bars] == pytest.approx([b.start for b in on_grid.bars], abs=0.01)
+
+
+def test_last_tums_heard_late_in_noise_lie_within_30_ms():
+    """A committed chant in pink noise 10 dB under the singing: its "T"s are under the
+    noise and four last Tums were stamped 20 to 34 ms late on their vowels; a quarter
+    of the way to the beat predicted, all lie within 26 ms."""
+    truth = json.loads((CHANT / "g3_90bpm_1tum_snr10.json").read_text())
+    assert (truth["noise"], truth["snr_db"]) == ("pink", 10)
+    result = analyze(read_audio(CHANT / "g3_90bpm_1tum_snr10.wav"), tums=1, follow=False)
+    errors = _last_tum_errors(result, [b["last_tum"] for b in truth["bars"][1:]])
+    assert len(errors) == 5 and all(0 < e < 0.03 for e in errors), [round(e * 1000) for e in errors]
+
+
 def test_a_tum_in_chatter_of_the_committed_fixtures_is_stamped_on_the_tum():
     """A committed chant in babble at 20 dB: its second last Tum was located 26 ms
     early, on the chatter before it."""
@@ -412,7 +445,9 @@ def test_a_tum_in_chatter_of_the_committed_fixtures_is_stamped_on_the_tum():
     assert truth["noise"] == "babble"
     result = analyze(read_audio(CHANT / "g5_120bpm_2tums_snr20.wav"), tums=2, follow=False)
     errors = _last_tum_errors(result, [b["last_tum"] for b in truth["bars"][1:]])
-    assert abs(errors[0]) < 0.01 and all(abs(e) < 0.02 for e in errors), \
+    # The fourth is heard 13 ms early where the beat predicted lies 42 ms early
+    # (chatter moved the tempo): reported a quarter of the way to it, 20 ms early.
+    assert abs(errors[0]) < 0.01 and all(abs(e) < 0.025 for e in errors), \
         [round(e * 1000) for e in errors]
 
 
@@ -638,8 +673,12 @@ def test_a_kar_after_a_late_drak_is_still_its_half_beat():
     tr = track(sorted(onsets + [stray], key=lambda o: o.t), tums=1, follow=False, end_t=6.0)
     # Every bar from the first: the lock on bars 0 to 1 stands (dropped, it
     # came back a bar later, and a five-bar chant had none left to confirm it).
-    assert [b.start for b in tr.bars] == pytest.approx([onsets[3 * b].t for b in range(5)])
-    assert [b.last_tum for b in tr.bars] == pytest.approx([onsets[3 * b + 2].t for b in range(5)])
+    # Each bar begins on its "Drak" heard and ends on its Tum heard, each reported a
+    # quarter of the way to the beat predicted (the late "Drak" 22.5 ms late; the
+    # prediction then lags by a few ms).
+    assert [b.start for b in tr.bars] == pytest.approx([onsets[3 * b].t for b in range(5)], abs=0.008)
+    assert [b.last_tum for b in tr.bars] == pytest.approx([onsets[3 * b + 2].t for b in range(5)],
+                                                          abs=0.008)
 
 
 def test_a_fast_chant_in_chatter_is_followed_from_its_second_bar():
@@ -763,7 +802,9 @@ def test_a_lock_on_a_faint_rise_a_beat_off_is_no_wrong_song():
     onsets = as_listed(HEARD_H05_03)
     tr = track(onsets, tums=2, follow=False, end_t=8.5)
     assert not any(isinstance(e, WrongSong) for e in tr.events)
-    assert any(abs(b.start - 4.493) < 0.01 for b in tr.bars)  # the "Drak" at 4.51 s
+    # The "Drak" sung at 4.51 s, heard at 4.493 s (reported at 4.481 s, a quarter
+    # of the way to the beat predicted); the Tum a beat off lay 0.65 s away.
+    assert any(abs(b.start - 4.493) < 0.02 for b in tr.bars)
     last = [b.last_tum for b in tr.bars if b.last_tum is not None]
     # Located as the benchmark counts (150 ms): the slap of the second was heard early.
     assert all(any(abs(x - lt) < 0.15 for x in last) for lt in (5.819, 7.784))

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from voicehost.audio.analysis import analyze, judge_plays
+from voicehost.audio.chant import PREDICTED_SHARE
 from voicehost.audio.judge import EARLY, LATE, ON_BEAT
 from voicehost.audio.onsets import SLAP, detect_onsets
 from voicehost.audio.sources import read_audio
@@ -287,7 +288,10 @@ def test_a_struck_last_tum_heard_after_the_beat_predicted_stays_where_it_was_hea
     true_tum = min((b["last_tum"] for b in truth["bars"]), key=lambda v: abs(v - e.t))
     (slap,) = [s["t"] for s in truth["slaps"] if abs(s["t"] - true_tum) < 0.15]
     assert slap - true_tum == pytest.approx(0.050, abs=0.001)
-    assert e.predicted_t < e.card_t == e.t  # heard after the beat predicted: not moved
+    # Heard after the beat predicted: a syllable, a quarter of the way to the beat
+    # predicted as any (PREDICTED_SHARE), not halfway as a card that hid its Tum.
+    assert e.predicted_t < e.card_t
+    assert e.t == pytest.approx(e.card_t + PREDICTED_SHARE * (e.predicted_t - e.card_t), abs=2e-5)
     assert abs(e.t - true_tum) <= 0.020
     (play,) = [p for p in truth["plays"] if p["slap_t"] == slap]
     (v,) = judge_plays(result, [play], "hard")
