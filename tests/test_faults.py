@@ -41,7 +41,13 @@ WIN_SIDE = GAMES / "drakkar_win.declarations.json"
 
 # -- the resilient source on its own (no sound card) ---------------------------------
 class FakeDevice:
-    """Blocks in real time until ``fail_after`` blocks, then silence for ever (a dead stream)."""
+    """Blocks in real time until ``fail_after`` blocks, then silence for ever (a dead stream).
+
+    Paced by the clock, as a sound card is: a block is due when its audio has
+    been recorded. A fixed sleep per block fell behind real time on a loaded
+    machine (each sleep overran), and the clock tests then failed for the
+    fake's sake (0.24 s behind after 2 s, under two other processes).
+    """
 
     def __init__(self, fail_after: int | None = None, block: int = 160, rate: int = 16000):
         self.fail_after = fail_after
@@ -51,11 +57,14 @@ class FakeDevice:
 
     def blocks(self):
         i = 0
+        start = time.monotonic()
         while not self.closed.is_set():
             if self.fail_after is not None and i >= self.fail_after:
                 self.closed.wait()  # PortAudio simply stops calling back
                 return
-            time.sleep(self.block / self.rate)
+            wait = start + (i + 1) * self.block / self.rate - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
             yield Block(i * self.block, np.full(self.block, 0.5, np.float32), self.rate)
             i += 1
 
