@@ -274,7 +274,7 @@ def test_a_last_tum_heard_with_a_card_in_it_lies_halfway_to_the_beat_predicted(s
     assert v.verdict == ON_BEAT and -35 <= v.offset_ms <= -15
 
 
-def test_a_struck_last_tum_heard_after_the_beat_predicted_stays_where_it_was_heard():
+def test_a_struck_last_tum_heard_after_the_beat_predicted_is_not_moved_halfway():
     """A card slapped 50 ms after the Tum, heard apart only once that last Tum had
     gone out: the Tum's own sharp "T" marks it struck, but the sound began with
     the Tum, after the beat predicted. Moved halfway to a beat predicted 47 ms
