@@ -416,7 +416,8 @@ def test_a_syllable_heard_off_its_beat_is_reported_a_quarter_of_the_way_to_the_b
     onsets = sung(1.0, period, 6, tums=2)
     late = 3 * 3 + 2  # bar 3's last Tum
     on_grid = track(onsets, tums=2, follow=False)
-    onsets[late] = replace(onsets[late], t=onsets[late].t + 0.04, detected_t=onsets[late].detected_t + 0.04)
+    onsets[late] = replace(onsets[late], t=onsets[late].t + 0.04,
+                           detected_t=onsets[late].detected_t + 0.04)
     tr = track(onsets, tums=2, follow=False)
     (tum,) = [e for e in tr.events if isinstance(e, LastTum) and abs(e.t - onsets[late].t) < 0.1]
     assert tum.predicted_t == pytest.approx(onsets[late].t - 0.04, abs=1e-4)

@@ -284,7 +284,8 @@ class _Slot:
 
     @property
     def t(self) -> float:
-        """The beat as reported: a syllable heard, ``PREDICTED_SHARE`` of the way to the beat predicted."""
+        """The beat as reported: a syllable heard, ``PREDICTED_SHARE`` of the way to the
+        beat predicted (a slap or a card in it: as :attr:`heard`)."""
         if self.onset is None or self.onset.kind == SLAP or self.card:
             return self.heard
         return self.onset.t + PREDICTED_SHARE * (self.b - self.onset.t)

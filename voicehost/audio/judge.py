@@ -20,8 +20,9 @@ too).
 
 The last Tum is the onset of its first sound (the earliest singer's
 consonant), as located: the syllable heard, a quarter of the way to the beat
-the tracker predicted (:data:`voicehost.audio.chant.PREDICTED_SHARE`). People feel a syllable's beat somewhat later, near its vowel
-(its perceptual centre); :data:`PERCEPTUAL_OFFSET_MS` is that shift, added to
+the tracker predicted (:data:`voicehost.audio.chant.PREDICTED_SHARE`).
+People feel a syllable's beat somewhat later, near its vowel (its
+perceptual centre); :data:`PERCEPTUAL_OFFSET_MS` is that shift, added to
 the last Tum before comparing and reported in every verdict, so it is never
 a hidden bias. It is 0 until it is calibrated on real tables.
 """

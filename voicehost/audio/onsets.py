@@ -1265,7 +1265,7 @@ class OnsetDetector:
         clean recording every band counts alike), so white noise in the
         upper bands does not hide a voiced rise below, nor the reverse.
         """
-        p, rate = self.p, self.rate
+        p = self.p
         recent = _most(self._above_hist)
         prof = np.minimum(recent, p.refine_cap) ** 2
         w = np.zeros(self.n_fft // 2 + 1)
