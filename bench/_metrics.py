@@ -51,18 +51,20 @@ def fixture_generator():
 
 
 def held_out_fixtures(seed: int, out: Path | None = None, real_voices: bool = False,
-                      **room) -> list[Fixture]:
+                      **changes) -> list[Fixture]:
     """Chants rendered now from ``seed`` into ``out`` (default: a new temporary directory).
 
     Never committed and never tuned on: the committed fixtures are what the
     detector was tuned on, so only these say how it does on chants it has never met.
     ``real_voices``: the chants of ``real_voice_specs``, in real people's
     recorded words (../shared/data/real/fsdd) rather than espeak-ng's.
-    ``room``: ``Spec`` fields that change every chant's room, those that are
-    not ``None``: ``rt60`` (sung in a reverberant room whose tail dies 60 dB
-    in that many seconds, noise added after), ``drr_db`` (that tail's level
+    ``changes``: ``Spec`` fields that change every chant, those that are not
+    ``None``: ``rt60`` (sung in a reverberant room whose tail dies 60 dB in
+    that many seconds, noise added after), ``drr_db`` (that tail's level
     under the direct sound), ``snr_db`` (the singing that far above each
-    chant's noise: 40 is a quiet room).
+    chant's noise: 40 is a quiet room), ``bpm`` (every chant at that tempo:
+    the held-out chants draw theirs from 70 to
+    150, those in real voices from 70 to 130).
     """
     from dataclasses import replace
 
@@ -75,11 +77,13 @@ def held_out_fixtures(seed: int, out: Path | None = None, real_voices: bool = Fa
     out = out or Path(tempfile.mkdtemp(prefix=f"voicehost-{kind}-{seed}-"))
     fixtures = []
     specs = gen.real_voice_specs(seed) if real_voices else gen.held_out_specs(seed)
-    changes = {k: v for k, v in room.items() if v is not None}
+    changes = {k: v for k, v in changes.items() if v is not None}
     for s in specs:
         if "snr_db" in changes:  # the name says the noise's level
             was = f"{s.noise}{s.snr_db}" if s.snr_db is not None else "clean"
             s = replace(s, name=s.name.replace(f"_{was}_", f"_{s.noise}{changes['snr_db']:g}_"))
+        if "bpm" in changes:  # ... and its tempo
+            s = replace(s, name=s.name.replace(f"_{s.bpm:g}bpm_", f"_{changes['bpm']:g}bpm_"))
         s = replace(s, **changes)
         audio, truth = gen.render(s)
         wav = out / f"{s.name}.wav"

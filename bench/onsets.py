@@ -45,7 +45,9 @@ README's pooled figures come from).
 in RT60 seconds, as loud as the direct sound or ``--drr DB`` under it,
 before the noise): a table in a living room, not the dry studio every other
 chant is sung in. ``--snr DB`` puts every chant of either set DB above its
-noise (40: a quiet room, where no set has a chant of its own).
+noise (40: a quiet room, where no set has a chant of its own). ``--bpm BPM``
+sings every chant of either set at BPM (their own tempos are 70 to 150): a
+table singing faster or slower than any chant the detector was tuned on.
 
 ``--narrowband`` hears every recording as an 8 kHz copy: nothing above 4
 kHz, as through a Bluetooth headset in call mode or a telephone-grade sound
@@ -477,6 +479,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--snr", metavar="DB", type=float,
                     help="with --held-out or --real-voices: every chant DB above its noise "
                          "(40 is a quiet room)")
+    ap.add_argument("--bpm", metavar="BPM", type=float,
+                    help="with --held-out or --real-voices: every chant at BPM (50 to 200, the "
+                         "tracker's range; the sets' own tempos are 70 to 150)")
     ap.add_argument("--narrowband", action="store_true",
                     help="hear every recording as an 8 kHz copy (nothing above 4 kHz: a "
                          "Bluetooth headset in call mode), as all three detectors read it")
@@ -502,7 +507,7 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     if args.talk is not None:
         if args.committed or any(v is not None for v in (args.held_out, args.real_voices,
-                                                          args.room, args.snr)):
+                                                          args.room, args.snr, args.bpm)):
             print("bench onsets: --talk goes alone: it sings no chant", file=sys.stderr)
             return 2
         if not (REAL / "fsdd").is_dir():
@@ -527,15 +532,19 @@ def main(argv: list[str]) -> int:
         print("bench onsets: --snr DB (-10 to 80) goes with --held-out SEED or --real-voices SEED; "
               "the committed fixtures keep their own", file=sys.stderr)
         return 2
+    if args.bpm is not None and (not rendered or not 50 <= args.bpm <= 200):
+        print("bench onsets: --bpm BPM (50 to 200) goes with --held-out SEED or --real-voices SEED; "
+              "the committed fixtures keep their own tempo", file=sys.stderr)
+        return 2
     if args.committed and not rendered:
         print("bench onsets: --committed goes with --held-out SEEDS or --real-voices SEEDS "
               "(alone, the committed fixtures are what is scored anyway)", file=sys.stderr)
         return 2
-    if args.committed and (args.room is not None or args.snr is not None):
-        print("bench onsets: --committed keeps the committed fixtures' own room and noise; "
-              "leave out --room and --snr", file=sys.stderr)
+    if args.committed and any(v is not None for v in (args.room, args.snr, args.bpm)):
+        print("bench onsets: --committed keeps the committed fixtures' own room, noise and "
+              "tempo; leave out --room, --snr and --bpm", file=sys.stderr)
         return 2
-    room = {"rt60": args.room, "drr_db": args.drr, "snr_db": args.snr}
+    changes = {"rt60": args.room, "drr_db": args.drr, "snr_db": args.snr, "bpm": args.bpm}
     if args.real_voices is not None and not (REAL / "fsdd").is_dir():
         print(f"bench onsets: the real recordings are missing ({REAL / 'fsdd'}); "
               "they sit in ../shared beside the checkout", file=sys.stderr)
@@ -543,11 +552,11 @@ def main(argv: list[str]) -> int:
     # (set, fixture): a chant's name is only unique within its set.
     fixtures = [("committed", f) for f in chant_fixtures()] if args.committed or not rendered else []
     for seed in args.held_out or []:
-        got = held_out_fixtures(seed, **room)
+        got = held_out_fixtures(seed, **changes)
         print(f"held-out chants (seed {seed}) in {got[0].wav.parent}")
         fixtures += [(f"held-out {seed}", f) for f in got]
     for seed in args.real_voices or []:
-        got = held_out_fixtures(seed, real_voices=True, **room)
+        got = held_out_fixtures(seed, real_voices=True, **changes)
         print(f"chants in real voices (seed {seed}) in {got[0].wav.parent}")
         fixtures += [(f"real voices {seed}", f) for f in got]
     real = real_fixture()

@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,6 +107,9 @@ def test_a_room_goes_with_a_rendered_set(capsys):
     assert main(["--held-out", "1", "--drr", "6"]) == 2  # a tail needs a room
     assert main(["--snr", "40"]) == 2  # the committed fixtures keep their own noise
     assert main(["--real-voices", "1", "--snr", "300"]) == 2
+    assert main(["--bpm", "180"]) == 2  # the committed fixtures keep their own tempo
+    assert main(["--held-out", "1", "--bpm", "240"]) == 2  # beyond the tracker's range
+    assert main(["--committed", "--held-out", "1", "--bpm", "180"]) == 2
 
 
 def test_a_rendered_set_in_another_room_says_so(tmp_path):
@@ -117,6 +121,19 @@ def test_a_rendered_set_in_another_room_says_so(tmp_path):
     for f in fx:
         assert f.truth["snr_db"] == 40 and f.truth["rt60"] == 0.4 and f.truth["drr_db"] == 6
         assert f"{f.truth['noise']}40_" in f.name
+
+
+def test_a_rendered_set_at_another_tempo_says_so(tmp_path):
+    """``--bpm`` sings every chant at one tempo (beats that far apart, as the first
+    singer starts them) and names it so; their own tempos are 70 to 130."""
+    from bench._metrics import held_out_fixtures
+
+    fx = held_out_fixtures(2, tmp_path, real_voices=True, bpm=190)
+    assert len(fx) == 8
+    for f in fx:
+        assert f.truth["bpm"] == 190 and "_190bpm_" in f.name
+        beats = np.concatenate([np.diff(b["beats"]) for b in f.truth["bars"]])
+        assert abs(np.median(beats) - 60 / 190) < 0.005
 
 
 def test_talk_counts_the_bars_followed_where_no_one_sings(capsys):
