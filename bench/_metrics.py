@@ -63,8 +63,8 @@ def held_out_fixtures(seed: int, out: Path | None = None, real_voices: bool = Fa
     that many seconds, noise added after), ``drr_db`` (that tail's level
     under the direct sound), ``snr_db`` (the singing that far above each
     chant's noise: 40 is a quiet room), ``bpm`` (every chant at that tempo:
-    the held-out chants draw theirs from 70 to
-    150, those in real voices from 70 to 130).
+    the held-out chants draw theirs from 70 to 150, those in real voices
+    from 70 to 130).
     """
     from dataclasses import replace
 
