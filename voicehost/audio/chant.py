@@ -758,9 +758,6 @@ class ChantTracker:
     def _tol(self, period: float) -> float:
         return max(0.06, 0.2 * period)
 
-    def _half_tol(self, period: float) -> float:
-        return max(0.05, 0.15 * period)
-
     # -- onsets ------------------------------------------------------------------
     def _grid_add(self, t: float) -> None:
         self.on_grid.add(t)
