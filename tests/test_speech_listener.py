@@ -89,6 +89,25 @@ def test_highpass_ends_an_answer_in_rumble():
     assert raw is None or raw.end > 14.2 - 11.9
 
 
+@pytest.mark.parametrize("delay", range(0, 320, 23))
+def test_listening_from_inside_the_last_tum_hears_the_whole_declaration(delay):
+    """Bo slaps at 19.63 s and says "Kraken two" (19.98-20.92 s) while the
+    table's last Tum (19.70 s) still rings; the host listens from 0.1 s after
+    the slap, on its 20 ms grid. Its first frame is the Tum, 25 dB over the
+    room: taken as the floor, the answer ended at the pause before "two" at 3
+    of these 14 delays (the recogniser then heard "yellow rower two") and on
+    the vowel's tail at 5 more."""
+    x = read_audio(FIX.parent / "games" / "drakkar_voice.wav")
+    x = np.concatenate([np.zeros(delay, np.float32), x])
+    at = int((19.73 + delay / RATE) * RATE) // 320 * 320
+    ep = Endpointer(EndpointConfig(highpass=150.0))
+    said = next((u for b in blocks_from_array(x[at:at + 3 * RATE], RATE, 320, start=at)
+                 if (u := ep.feed(b))), None)
+    assert said is not None
+    offset = delay / RATE
+    assert said.start - offset <= 19.98 and said.end - offset >= 20.918 - 0.03
+
+
 def test_short_clicks_are_not_answers():
     stream = room(2.0)
     stream[16000:16000 + 480] += 0.5  # a 30 ms knock

@@ -50,6 +50,12 @@ class EndpointConfig:
     max_utterance: float = 5.0
     #: How fast the noise floor may rise, dB per second (it falls at once).
     floor_rise: float = 3.0
+    #: A frame this far under the floor during speech shows the floor was
+    #: taken on sound, not on the room: it becomes the floor. Listening that
+    #: starts inside a sound (a declaration said right after the slap, while
+    #: the table's last Tum rings) took the Tum as the room, 25 dB too loud,
+    #: and cut the answer at its next short pause ("Kraken ... two").
+    relearn_db: float = 10.0
     #: The level is measured above this high-pass, in Hz (0: the raw signal).
     #: 150 Hz ends answers in a room's rumble (pink noise), where 20 ms frames
     #: swing by 10 dB around the floor. Measured on ``bench speech --quick``
@@ -151,6 +157,8 @@ class Endpointer:
                 continue
             if db > max(self._floor + c.keep_db, c.min_dbfs):
                 self._last_loud = self._pos
+            elif c.silent_dbfs <= db < self._floor - c.relearn_db:
+                self._floor = db
             too_long = self._pos - self._speech_start > c.max_utterance * self.rate
             if self._pos - self._last_loud >= c.hangover * self.rate or too_long:
                 utt = self._emit(self._last_loud, self._pos)
