@@ -369,6 +369,17 @@ def test_silence_and_steady_noise_give_no_onsets():
     assert len(got) <= 1 and all(o.t < 0.1 for o in got)
 
 
+@pytest.mark.parametrize("blocksize", [1600, 37])
+def test_a_recording_that_stops_in_a_sound_has_no_onset_after_its_end(blocksize):
+    """The end of the stream is padded with zeros to decide its last frames: a
+    tone cut off by the end of its file dropped to them at once, a click, and
+    was given an onset at 2.002 s, after the file's last sample."""
+    t = np.arange(16000 * 2) / 16000
+    tone = (0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+    got = detect_onsets(tone, blocksize=blocksize)
+    assert all(o.t < 2.0 and o.detected_t <= 2.1 for o in got), got
+
+
 def test_a_new_note_soon_after_another_is_its_own_onset():
     """Two notes 40 ms apart in the real recording (0.763 and 0.8025 s) are two onsets.
 

@@ -462,9 +462,16 @@ class OnsetDetector:
         return out
 
     def flush(self) -> list[Onset]:
-        """End of stream: pad with silence so the last frames can be decided."""
+        """End of stream: pad with silence so the last frames can be decided.
+
+        Nothing after the last sample was heard: a recording that stops in
+        the middle of a sound (a held note, a tone) drops to the padding's
+        zeros at once, a click, and that click is no onset of the recording
+        (a 2 s tone was given one at 2.002 s).
+        """
+        end = self._samples_in / self.rate
         pad = (-self._samples_in) % self.hop + self.hop * (self.lookahead + 2 + self.p.slap_wait)
-        return self.process(np.zeros(pad))
+        return [o for o in self.process(np.zeros(pad)) if o.t < end]
 
     def run(self, blocks: Iterable[Block]) -> list[Onset]:
         """Every onset of a stream of blocks, including the flush at its end."""
