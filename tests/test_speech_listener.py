@@ -186,6 +186,26 @@ def test_voice_without_a_device_falls_back_to_printing():
     assert out.getvalue() == "host: Round one\nhost: Round two\n"
 
 
+def test_a_game_without_a_sound_device_prints_each_line_once(capsys, monkeypatch):
+    """The demo on a machine with no speakers: the announcer prints every line,
+    and the voice that falls back to printing printed it again ("host: ...");
+    its note came once per game."""
+    from voicehost.hosts.announce import Announcer
+    from voicehost.speech import voice
+
+    monkeypatch.setattr(voice, "_NOTED", set(), raising=False)
+
+    def no_device(samples, rate):
+        raise DeviceError("cannot play sound (Error querying device -1).")
+
+    for game in ("one", "two"):
+        Announcer(voice=Voice(play=no_device)).say(f"Game {game} begins.")
+        Announcer(voice=Voice(play=no_device)).say(f"Game {game} ends.")
+    out, err = capsys.readouterr()
+    assert out == "Game one begins.\nGame one ends.\nGame two begins.\nGame two ends.\n"
+    assert err.count("Error querying device -1") == 1 and "--quiet" in err
+
+
 @pytest.fixture(scope="module")
 def sphinx():
     from voicehost.speech.sphinx import SphinxRecognizer

@@ -74,6 +74,10 @@ class Announcer:
                 self.voice.mute = self.mute
             except AttributeError:
                 pass
+        if self.echo and hasattr(self.voice, "echo"):
+            # Every line is printed (or shown) here: a voice that falls back
+            # to printing (no sound device) would print it a second time.
+            self.voice.echo = False
 
     def say(self, text: str, t: float = 0.0, kind: str = "info") -> Line:
         """Announce ``text`` at sample-clock time ``t`` (s)."""

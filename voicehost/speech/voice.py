@@ -28,6 +28,10 @@ from voicehost.audio.mute import MuteWindows
 from voicehost.errors import DeviceError, VoicehostError, print_notes
 
 
+#: Sound-device notes already printed in this run.
+_NOTED: set[str] = set()
+
+
 class VoiceError(VoicehostError):
     """Text to speech is not available or failed."""
 
@@ -77,6 +81,10 @@ class Voice:
         Write everything said to this WAV file (gaps of silence between) instead of playing it.
     voice, speed
         espeak-ng voice name and words per minute.
+    echo
+        Print what cannot be spoken (quiet, or the sound device failed). An
+        :class:`~voicehost.hosts.announce.Announcer` that prints every line
+        itself turns this off, or each such line came out twice.
     """
 
     mute: MuteWindows = field(default_factory=MuteWindows)
@@ -87,6 +95,7 @@ class Voice:
     rate: int = 16000
     out: TextIO = field(default_factory=lambda: sys.stdout)
     play: Callable[[np.ndarray, int], None] | None = None
+    echo: bool = True
     _said: list[np.ndarray] = field(default_factory=list, init=False, repr=False)
 
     def say(self, text: str, at: float = 0.0) -> float:
@@ -96,7 +105,7 @@ class Voice:
         the microphone meanwhile already drops those blocks.
         """
         if self.quiet:
-            print(f"host: {text}", file=self.out, flush=True)
+            self._print(text)
             return 0.0
         samples = synthesize(text, self.voice, self.speed, rate=self.rate)
         duration = len(samples) / self.rate
@@ -107,10 +116,17 @@ class Voice:
         try:
             (self.play or _play_device)(samples, self.rate)
         except DeviceError as exc:
-            print_notes([f"{exc} Printing instead."])
+            note = f"{exc} Printing what the host says instead (--quiet does so from the start)."
+            if note not in _NOTED:  # once per run: the demo sets up a voice per game
+                _NOTED.add(note)
+                print_notes([note])
             self.quiet = True
-            print(f"host: {text}", file=self.out, flush=True)
+            self._print(text)
         return duration
+
+    def _print(self, text: str) -> None:
+        if self.echo:
+            print(f"host: {text}", file=self.out, flush=True)
 
     def _write(self, samples: np.ndarray) -> None:
         import soundfile as sf
@@ -129,4 +145,5 @@ def _play_device(samples: np.ndarray, rate: int) -> None:
         sd.play(samples, rate)
         sd.wait()
     except Exception as exc:  # PortAudioError and friends
-        raise DeviceError(f"cannot play sound ({exc}).") from None
+        raise DeviceError(f"cannot play sound ({exc}); `voicehost devices` lists the output "
+                          "devices and --output-device picks one.") from None
