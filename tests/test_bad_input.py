@@ -387,6 +387,23 @@ def test_bad_plays_files_are_one_clear_line(name, tmp_path, capsys):
     assert_one_error_line(code, err, "plays")
 
 
+def test_plays_after_the_recording_ends_are_judged_with_a_note(tmp_path, capsys):
+    """Times in milliseconds (a common slip) put plays past the recording's
+    end: each is judged "no song", as before, and one note now says why."""
+    plays = tmp_path / "plays.json"
+    plays.write_text(json.dumps([{"t": 2000.0}, {"t": 2.0}, {"t": 4500.0}]))
+    code, out, err = run_cli(capsys, "judge", str(CHANT), "--plays", str(plays), "--json")
+    assert code == 0, err
+    verdicts = [p["verdict"] for p in json.loads(out)["plays"]]
+    assert verdicts[0] == verdicts[2] == "no_song" and verdicts[1] != "no_song"
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("voicehost: note: "), err
+    assert "2 of 3 plays (play 1, 3)" in lines[0] and "seconds" in lines[0]
+    plays.write_text(json.dumps([{"t": 2.0}]))
+    code, out, err = run_cli(capsys, "judge", str(CHANT), "--plays", str(plays), "--json")
+    assert code == 0 and err == ""
+
+
 BAD_SONGS = {
     "missing": None,
     "not_json": "[{",

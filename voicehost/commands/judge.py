@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = analyze(args.wav, tums=args.tums, reversed=args.reversed,
                      record=bool(getattr(args, "plot", None)), follow=not songs, songs=songs)
-    print_notes(result.notes)
+    print_notes(result.notes + _past_the_end(plays, result.duration))
     verdicts = judge_plays(result, plays, windows)
     if getattr(args, "plot", None):
         from voicehost.audio.plot import plot_analysis
@@ -187,6 +187,21 @@ def run(args: argparse.Namespace) -> int:
         if left:
             print(left)
     return 0
+
+
+def _past_the_end(plays: list[dict], duration: float) -> list[str]:
+    """A note for plays declared after the recording ends: most likely milliseconds, or another file.
+
+    Judged as they are (no song was heard then), but a whole plays file
+    judged "no song" for want of a unit would otherwise say nothing of why.
+    """
+    late = [i for i, play in enumerate(plays, 1) if float(play["t"]) > duration]
+    if not late:
+        return []
+    which = ", ".join(str(i) for i in late[:5]) + (", ..." if len(late) > 5 else "")
+    return [f"{len(late)} of {len(plays)} plays (play {which}) come after the recording "
+            f"ends ({duration:.1f} s) and have no song: the plays' times are seconds from "
+            "the start of this recording."]
 
 
 def _host_said(host: dict | None) -> str:
