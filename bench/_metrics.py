@@ -62,7 +62,8 @@ def held_out_fixtures(seed: int, out: Path | None = None, real_voices: bool = Fa
     ``None``: ``rt60`` (sung in a reverberant room whose tail dies 60 dB in
     that many seconds, noise added after), ``drr_db`` (that tail's level
     under the direct sound), ``snr_db`` (the singing that far above each
-    chant's noise: 40 is a quiet room), ``bpm`` (every chant at that tempo:
+    chant's noise: 40 is a quiet room), ``noise`` (every chant's noise of
+    that kind: white, pink, babble or music), ``bpm`` (every chant at that tempo:
     the held-out chants draw theirs from 70 to 150, those in real voices
     from 70 to 130).
     """
@@ -79,9 +80,11 @@ def held_out_fixtures(seed: int, out: Path | None = None, real_voices: bool = Fa
     specs = gen.real_voice_specs(seed) if real_voices else gen.held_out_specs(seed)
     changes = {k: v for k, v in changes.items() if v is not None}
     for s in specs:
-        if "snr_db" in changes:  # the name says the noise's level
-            was = f"{s.noise}{s.snr_db}" if s.snr_db is not None else "clean"
-            s = replace(s, name=s.name.replace(f"_{was}_", f"_{s.noise}{changes['snr_db']:g}_"))
+        if "snr_db" in changes or "noise" in changes:  # the name says the noise and its level
+            was = f"{s.noise}{s.snr_db:g}" if s.snr_db is not None else "clean"
+            level = changes.get("snr_db", s.snr_db)
+            now = f"{changes.get('noise', s.noise)}{level:g}" if level is not None else "clean"
+            s = replace(s, name=s.name.replace(f"_{was}_", f"_{now}_"))
         if "bpm" in changes:  # ... and its tempo
             s = replace(s, name=s.name.replace(f"_{s.bpm:g}bpm_", f"_{changes['bpm']:g}bpm_"))
         s = replace(s, **changes)

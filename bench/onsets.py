@@ -45,7 +45,9 @@ README's pooled figures come from).
 in RT60 seconds, as loud as the direct sound or ``--drr DB`` under it,
 before the noise): a table in a living room, not the dry studio every other
 chant is sung in. ``--snr DB`` puts every chant of either set DB above its
-noise (40: a quiet room, where no set has a chant of its own). ``--bpm BPM``
+noise (40: a quiet room, where no set has a chant of its own); ``--noise
+KIND`` changes that noise (``music``: a drum kit and a bass line at a tempo
+of their own, music playing in the room). ``--bpm BPM``
 sings every chant of either set at BPM (their own tempos are 70 to 150): a
 table singing faster or slower than any chant the detector was tuned on.
 
@@ -479,6 +481,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--snr", metavar="DB", type=float,
                     help="with --held-out or --real-voices: every chant DB above its noise "
                          "(40 is a quiet room)")
+    ap.add_argument("--noise", choices=("white", "pink", "babble", "music"),
+                    help="with --held-out or --real-voices: every chant's noise of that kind "
+                         "(music: a drum kit and a bass line at a tempo of their own)")
     ap.add_argument("--bpm", metavar="BPM", type=float,
                     help="with --held-out or --real-voices: every chant at BPM (50 to 200, the "
                          "tracker's range; the sets' own tempos are 70 to 150)")
@@ -507,7 +512,8 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     if args.talk is not None:
         if args.committed or any(v is not None for v in (args.held_out, args.real_voices,
-                                                          args.room, args.snr, args.bpm)):
+                                                          args.room, args.snr, args.noise,
+                                                          args.bpm)):
             print("bench onsets: --talk goes alone: it sings no chant", file=sys.stderr)
             return 2
         if not (REAL / "fsdd").is_dir():
@@ -536,15 +542,20 @@ def main(argv: list[str]) -> int:
         print("bench onsets: --bpm BPM (50 to 200) goes with --held-out SEED or --real-voices SEED; "
               "the committed fixtures keep their own tempo", file=sys.stderr)
         return 2
+    if args.noise is not None and not rendered:
+        print("bench onsets: --noise KIND goes with --held-out SEED or --real-voices SEED; "
+              "the committed fixtures keep their own", file=sys.stderr)
+        return 2
     if args.committed and not rendered:
         print("bench onsets: --committed goes with --held-out SEEDS or --real-voices SEEDS "
               "(alone, the committed fixtures are what is scored anyway)", file=sys.stderr)
         return 2
-    if args.committed and any(v is not None for v in (args.room, args.snr, args.bpm)):
+    if args.committed and any(v is not None for v in (args.room, args.snr, args.noise, args.bpm)):
         print("bench onsets: --committed keeps the committed fixtures' own room, noise and "
-              "tempo; leave out --room, --snr and --bpm", file=sys.stderr)
+              "tempo; leave out --room, --snr, --noise and --bpm", file=sys.stderr)
         return 2
-    changes = {"rt60": args.room, "drr_db": args.drr, "snr_db": args.snr, "bpm": args.bpm}
+    changes = {"rt60": args.room, "drr_db": args.drr, "snr_db": args.snr, "noise": args.noise,
+               "bpm": args.bpm}
     if args.real_voices is not None and not (REAL / "fsdd").is_dir():
         print(f"bench onsets: the real recordings are missing ({REAL / 'fsdd'}); "
               "they sit in ../shared beside the checkout", file=sys.stderr)

@@ -123,6 +123,27 @@ def test_a_rendered_set_in_another_room_says_so(tmp_path):
         assert f"{f.truth['noise']}40_" in f.name
 
 
+def test_a_rendered_set_in_music_says_so(tmp_path):
+    """``--noise music``: every chant over a drum kit and a bass line, which keep
+    a steady tempo of their own (90 to 140 BPM), and the name says so."""
+    from bench._metrics import fixture_generator, held_out_fixtures
+    from bench.onsets import main
+    from voicehost.audio.onsets import detect_onsets
+
+    assert main(["--noise", "music"]) == 2  # the committed fixtures keep their own noise
+    assert main(["--committed", "--held-out", "1", "--noise", "music"]) == 2
+    fx = held_out_fixtures(5, tmp_path, noise="music", snr_db=20)
+    assert len(fx) == 16
+    for f in fx:
+        assert f.truth["noise"] == "music" and f.truth["snr_db"] == 20 and "_music20_" in f.name
+    music = fixture_generator().music(16000 * 8, np.random.default_rng(1))
+    hits = np.array([o.t for o in detect_onsets((0.3 * music / np.abs(music).max()).astype(np.float32))])
+    gaps = np.diff(hits)
+    half_beat = np.median(gaps)  # a hi-hat on every half beat
+    assert 60 / 140 / 2 - 0.01 < half_beat < 60 / 90 / 2 + 0.01
+    assert np.mean(np.abs(gaps - half_beat) < 0.02) > 0.8, np.round(gaps, 3)
+
+
 def test_a_rendered_set_at_another_tempo_says_so(tmp_path):
     """``--bpm`` sings every chant at one tempo (beats that far apart, as the first
     singer starts them) and names it so; their own tempos are 70 to 130."""

@@ -170,6 +170,45 @@ def babble(n: int, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def music(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Music playing in the room: a drum kit and a bass line at a tempo of its own.
+
+    A rock beat (kick and snare on alternate beats, a hi-hat on every half
+    beat) or four on the floor (a kick on every beat, the hi-hat between), at
+    90 to 140 BPM: percussive onsets on a steady grid, as the table's are.
+    """
+    beat = 60.0 / rng.uniform(90, 140)
+    rock = bool(rng.integers(2))
+    t = np.arange(int(0.25 * RATE)) / RATE
+    kick = np.sin(2 * np.pi * (50 + 100 * np.exp(-t / 0.03)) * t) * np.exp(-t / 0.12)
+    t = np.arange(int(0.2 * RATE)) / RATE
+    snare = (0.6 * rng.standard_normal(len(t)) * np.exp(-t / 0.05)
+             + 0.4 * np.sin(2 * np.pi * 190 * t) * np.exp(-t / 0.04))
+    t = np.arange(int(0.05 * RATE)) / RATE
+    hat = 0.25 * np.diff(rng.standard_normal(len(t) + 1)) * np.exp(-t / 0.01)
+    out = np.zeros(n)
+
+    def put(x: np.ndarray, at: float) -> None:
+        i = int(at * RATE)
+        if i < n:
+            out[i : i + len(x)] += x[: n - i]
+
+    at, k = float(rng.uniform(0, beat)), 0
+    while at < n / RATE:
+        if rock:
+            put(kick if k % 2 == 0 else snare, at)
+            put(hat, at)
+        else:
+            put(kick, at)
+        put(hat, at + beat / 2)
+        at += beat
+        k += 1
+    tt = np.arange(n) / RATE
+    notes = 55.0 * 2.0 ** (np.array([0, 0, 3, 5]) / 12)  # a bass riff, a note every two beats
+    out += 0.3 * np.sin(2 * np.pi * np.cumsum(notes[(tt / (2 * beat)).astype(int) % 4]) / RATE)
+    return out
+
+
 @dataclass
 class Singer:
     voice: str
@@ -188,7 +227,7 @@ class Spec:
     reversed_from: int | None = None  # bar index from which the song is reversed
     singers: int = 3
     snr_db: float | None = None
-    noise: str = "pink"
+    noise: str = "pink"  # white, pink, babble (a crowded room) or music (a drum kit and bass)
     drift: float = 0.0  # relative tempo change from first to last bar
     slaps: list[tuple[int, float]] = field(default_factory=list)  # (bar, offset from last Tum)
     seed: int = 0
@@ -375,7 +414,7 @@ def render(spec: Spec) -> tuple[np.ndarray, dict]:
     mix *= 0.5 / np.max(np.abs(mix))
     if spec.snr_db is not None:
         noise = {"white": lambda: rng.standard_normal(n), "pink": lambda: pink(n, rng),
-                 "babble": lambda: babble(n, rng)}[spec.noise]()
+                 "babble": lambda: babble(n, rng), "music": lambda: music(n, rng)}[spec.noise]()
         p_sig = np.mean(mix**2)
         noise *= np.sqrt(p_sig / np.mean(noise**2) / 10 ** (spec.snr_db / 10))
         mix = mix + noise
