@@ -483,7 +483,8 @@ def main(argv: list[str]) -> int:
                          "(40 is a quiet room)")
     ap.add_argument("--noise", choices=("white", "pink", "babble", "music"),
                     help="with --held-out or --real-voices: every chant's noise of that kind "
-                         "(music: a drum kit and a bass line at a tempo of their own)")
+                         "(music: a drum kit and a bass line at a tempo of their own); a chant "
+                         "sung in the clean stays clean without --snr")
     ap.add_argument("--bpm", metavar="BPM", type=float,
                     help="with --held-out or --real-voices: every chant at BPM (50 to 200, the "
                          "tracker's range; the sets' own tempos are 70 to 150)")
