@@ -50,6 +50,9 @@ KIND`` changes that noise (``music``: a drum kit and a bass line at a tempo
 of their own, music playing in the room). ``--bpm BPM``
 sings every chant of either set at BPM (their own tempos are 70 to 150): a
 table singing faster or slower than any chant the detector was tuned on.
+``--drift SHARE`` makes every chant speed up (or slow down) by SHARE from its
+first bar to its last, and the last line counts the chants where the host
+told the table its tempo changed.
 
 ``--narrowband`` hears every recording as an 8 kHz copy: nothing above 4
 kHz, as through a Bluetooth headset in call mode or a telephone-grade sound
@@ -239,6 +242,30 @@ def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float],
     return errs, len(truth["bars"]), _plays_judged(heard, truth)
 
 
+def _tempo_told(onsets, truth: dict, duration: float) -> list[list[float]]:
+    """The tempo changes the host would tell the table: ``[old_bpm, new_bpm]`` each."""
+    from voicehost.audio.chant import TempoChanged
+
+    events = heard_by_the_host(onsets, truth, duration).tracker.events
+    return [[e.old_bpm, e.new_bpm] for e in events if isinstance(e, TempoChanged)]
+
+
+def _tempo_line(rows: list[dict]) -> str:
+    """In how many chants a tempo change was told: among those that drift, and those that do not."""
+    parts = []
+    for drifts, what in ((True, "that drift"), (False, "that keep one tempo")):
+        mine = [r for r in rows if bool(r.get("drift")) == drifts]
+        if not mine:
+            continue
+        told = [r for r in mine if r["ours"]["tempo_told"]]
+        right = sum(all((new > old) == (r["drift"] > 0) for old, new in r["ours"]["tempo_told"])
+                    for r in told)
+        parts.append(f"in {len(told)} of the {len(mine)} chants {what}"
+                     + (f" (each time the right way in {right})" if drifts else ""))
+    return ("Tempo changes told (\"You are singing faster\", more than 8 % off the tempo the "
+            "song was first followed at): " + "; ".join(parts) + ".")
+
+
 def evaluate(fx: Fixture) -> dict:
     from voicehost.audio.sources import read_audio
 
@@ -251,7 +278,7 @@ def evaluate(fx: Fixture) -> dict:
     lib, cpu_l = _librosa(fx.wav)
     aub = _aubio(x)
     est_o = np.array([o.t for o in ours])
-    row: dict = {"name": fx.name, "duration": dur}
+    row: dict = {"name": fx.name, "duration": dur, "drift": fx.truth.get("drift") or 0.0}
     detectors = [("ours", est_o, cpu_o), ("librosa", lib, cpu_l)]
     if aub is not None:
         detectors.append(("aubio", aub[0], aub[2]))
@@ -288,6 +315,7 @@ def evaluate(fx: Fixture) -> dict:
     }
     if "bars" in fx.truth:
         e_o, n, j_o = _last_tum_errors(heard, fx.truth, dur)
+        row["ours"]["tempo_told"] = _tempo_told(heard, fx.truth, dur)
         e_l, _, j_l = _last_tum_errors(_as_onsets(lib), fx.truth, dur)
         row["ours"]["last_tum"] = e_o
         row["librosa"]["last_tum"] = e_l
@@ -488,6 +516,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--bpm", metavar="BPM", type=float,
                     help="with --held-out or --real-voices: every chant at BPM (50 to 200, the "
                          "tracker's range; the sets' own tempos are 70 to 150)")
+    ap.add_argument("--drift", metavar="SHARE", type=float,
+                    help="with --held-out or --real-voices: every chant's tempo drifts by SHARE "
+                         "from its first bar to its last (0.15: 15 %% faster; -0.3 to 0.3)")
     ap.add_argument("--narrowband", action="store_true",
                     help="hear every recording as an 8 kHz copy (nothing above 4 kHz: a "
                          "Bluetooth headset in call mode), as all three detectors read it")
@@ -514,7 +545,7 @@ def main(argv: list[str]) -> int:
     if args.talk is not None:
         if args.committed or any(v is not None for v in (args.held_out, args.real_voices,
                                                           args.room, args.snr, args.noise,
-                                                          args.bpm)):
+                                                          args.bpm, args.drift)):
             print("bench onsets: --talk goes alone: it sings no chant", file=sys.stderr)
             return 2
         if not (REAL / "fsdd").is_dir():
@@ -543,6 +574,10 @@ def main(argv: list[str]) -> int:
         print("bench onsets: --bpm BPM (50 to 200) goes with --held-out SEED or --real-voices SEED; "
               "the committed fixtures keep their own tempo", file=sys.stderr)
         return 2
+    if args.drift is not None and (not rendered or not -0.3 <= args.drift <= 0.3):
+        print("bench onsets: --drift SHARE (-0.3 to 0.3) goes with --held-out SEED or "
+              "--real-voices SEED; the committed fixtures keep their own tempo", file=sys.stderr)
+        return 2
     if args.noise is not None and not rendered:
         print("bench onsets: --noise KIND goes with --held-out SEED or --real-voices SEED; "
               "the committed fixtures keep their own", file=sys.stderr)
@@ -551,12 +586,13 @@ def main(argv: list[str]) -> int:
         print("bench onsets: --committed goes with --held-out SEEDS or --real-voices SEEDS "
               "(alone, the committed fixtures are what is scored anyway)", file=sys.stderr)
         return 2
-    if args.committed and any(v is not None for v in (args.room, args.snr, args.noise, args.bpm)):
+    if args.committed and any(v is not None for v in (args.room, args.snr, args.noise, args.bpm,
+                                                      args.drift)):
         print("bench onsets: --committed keeps the committed fixtures' own room, noise and "
-              "tempo; leave out --room, --snr, --noise and --bpm", file=sys.stderr)
+              "tempo; leave out --room, --snr, --noise, --bpm and --drift", file=sys.stderr)
         return 2
     changes = {"rt60": args.room, "drr_db": args.drr, "snr_db": args.snr, "noise": args.noise,
-               "bpm": args.bpm}
+               "bpm": args.bpm, "drift": args.drift}
     if args.real_voices is not None and not (REAL / "fsdd").is_dir():
         print(f"bench onsets: the real recordings are missing ({REAL / 'fsdd'}); "
               "they sit in ../shared beside the checkout", file=sys.stderr)
@@ -609,6 +645,7 @@ def main(argv: list[str]) -> int:
           f"called slaps, {sum(s['false'] for s in sl)} voices called slaps; a slap is handed "
           f"out {np.median(lat_sl) if lat_sl else float('nan'):.0f} ms after its stamp (median).")
     print(_judged_line(chant))
+    print(_tempo_line(chant))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1, default=float)

@@ -144,6 +144,33 @@ def test_a_rendered_set_in_music_says_so(tmp_path):
     assert np.mean(np.abs(gaps - half_beat) < 0.02) > 0.8, np.round(gaps, 3)
 
 
+def test_a_drifting_set_counts_the_tempo_changes_told(tmp_path):
+    """``--drift``: every chant speeds up from its first bar to its last, and the
+    benchmark's last line says in how many the host told the table so."""
+    from bench._metrics import held_out_fixtures
+    from bench.onsets import _tempo_line, _tempo_told, main
+    from voicehost.audio.onsets import detect_onsets
+    from voicehost.audio.sources import read_audio
+
+    assert main(["--drift", "0.15"]) == 2  # the committed fixtures keep their own tempo
+    assert main(["--held-out", "1", "--drift", "0.5"]) == 2
+    assert main(["--committed", "--held-out", "1", "--drift", "0.1"]) == 2
+    fx = held_out_fixtures(2, tmp_path, drift=-0.15)
+    assert all(f.truth["drift"] == -0.15 for f in fx)
+    rows = []
+    for f in fx[:6]:
+        x = read_audio(f.wav)
+        told = _tempo_told(detect_onsets(x, faint=True), f.truth, len(x) / 16000)
+        assert all(new < old for old, new in told)  # slower, as sung
+        rows.append({"drift": f.truth["drift"], "ours": {"tempo_told": told}})
+    assert sum(bool(r["ours"]["tempo_told"]) for r in rows) >= 2
+    rows.append({"drift": 0.0, "ours": {"tempo_told": []}})
+    n = sum(bool(r["ours"]["tempo_told"]) for r in rows)
+    line = _tempo_line(rows)
+    assert f"in {n} of the 6 chants that drift (each time the right way in {n})" in line
+    assert "in 0 of the 1 chants that keep one tempo" in line
+
+
 def test_a_rendered_set_at_another_tempo_says_so(tmp_path):
     """``--bpm`` sings every chant at one tempo (beats that far apart, as the first
     singer starts them) and names it so; their own tempos are 70 to 130."""
