@@ -703,6 +703,7 @@ class ChantTracker:
     # -- state -------------------------------------------------------------------
     def _unlock(self) -> None:
         self._period: float | None = None
+        #: The period tempo changes are measured from (see _tempo_from; set once the lock is confirmed).
         self._ref_period: float | None = None
         #: The least and the most period since a provisional lock (see _wandered; none yet).
         self._periods = (math.inf, math.inf)
@@ -1070,7 +1071,6 @@ class ChantTracker:
     def _lock(self, beats: list[Onset], dbl: int, half: Onset, period: float,
               out: list[Event]) -> None:
         self._period = period
-        self._ref_period = period
         self._periods = (period, period)
         if beats[0].t >= self._pending_from:
             self._apply_song()
@@ -1222,13 +1222,12 @@ class ChantTracker:
         drak = rest + 1  # the table's beats fall on every other half beat from it
         nxt = last + 1 + (last + 1 - drak) % 2
         pos = 0 if (nxt - drak) % REST_CYCLE == 0 else 1
-        self._period = self._ref_period = 2 * half
+        self._period = 2 * half
+        self._tempo_from(self._period)
         self._slot = _Slot(b=b + (nxt - last) * half, period=self._period, pos=pos)
         self._pos = pos
         self._beats_heard.clear()
         self._kars.clear()
-        self._tempo_beats.clear()
-        self._tempo_off = False
 
     def _pos_after(self, slot: _Slot) -> None:
         self._pos = slot.pos + 1
@@ -1252,7 +1251,11 @@ class ChantTracker:
         15 (13: locks at half or twice the tempo, or chants that drift).
         """
         fit = self._beat_line(self._beat_times)
-        self._ref_period = fit[0] if fit is not None else self._period
+        self._tempo_from(fit[0] if fit is not None else self._period)
+
+    def _tempo_from(self, period: float) -> None:
+        """Measure tempo changes from ``period`` on, with the beats heard from now."""
+        self._ref_period = period
         self._tempo_beats.clear()
         self._tempo_off = False
 
@@ -1316,10 +1319,9 @@ class ChantTracker:
         off = abs(now / self._ref_period - 1) > self.tempo_change
         if off and self._tempo_off:
             out.append(TempoChanged(round(t, 4), round(60 / self._ref_period, 1), round(60 / now, 1)))
-            self._ref_period = now
-            self._tempo_beats.clear()
-            off = False
-        self._tempo_off = off
+            self._tempo_from(now)
+        else:
+            self._tempo_off = off
 
     def _note_click(self, slot: _Slot) -> None:
         o = slot.onset
