@@ -230,7 +230,11 @@ def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float],
 
     The last Tums are located as the host locates them (:func:`heard_by_the_host`).
     """
-    heard = heard_by_the_host(onsets, truth, duration)
+    return _scored(heard_by_the_host(onsets, truth, duration), truth)
+
+
+def _scored(heard, truth: dict) -> tuple[list[float], int, dict]:
+    """:func:`_last_tum_errors` of the onsets as the host has them (an :class:`Analysis`)."""
     located = [b.last_tum for b in heard.tracker.bars if b.last_tum is not None]
     errs = []
     for bar in truth["bars"]:
@@ -242,12 +246,11 @@ def _last_tum_errors(onsets, truth: dict, duration: float) -> tuple[list[float],
     return errs, len(truth["bars"]), _plays_judged(heard, truth)
 
 
-def _tempo_told(onsets, truth: dict, duration: float) -> list[list[float]]:
-    """The tempo changes the host would tell the table: ``[old_bpm, new_bpm]`` each."""
+def _tempo_told(heard) -> list[list[float]]:
+    """The tempo changes the host would tell the table (``heard``: an :class:`Analysis`): ``[old_bpm, new_bpm]`` each."""
     from voicehost.audio.chant import TempoChanged
 
-    events = heard_by_the_host(onsets, truth, duration).tracker.events
-    return [[e.old_bpm, e.new_bpm] for e in events if isinstance(e, TempoChanged)]
+    return [[e.old_bpm, e.new_bpm] for e in heard.tracker.events if isinstance(e, TempoChanged)]
 
 
 def _tempo_line(rows: list[dict]) -> str:
@@ -314,8 +317,9 @@ def evaluate(fx: Fixture) -> dict:
         "latency_ms": [round((o.detected_t - o.t) * 1000, 1) for o in found],
     }
     if "bars" in fx.truth:
-        e_o, n, j_o = _last_tum_errors(heard, fx.truth, dur)
-        row["ours"]["tempo_told"] = _tempo_told(heard, fx.truth, dur)
+        as_host = heard_by_the_host(heard, fx.truth, dur)
+        e_o, n, j_o = _scored(as_host, fx.truth)
+        row["ours"]["tempo_told"] = _tempo_told(as_host)
         e_l, _, j_l = _last_tum_errors(_as_onsets(lib), fx.truth, dur)
         row["ours"]["last_tum"] = e_o
         row["librosa"]["last_tum"] = e_l
