@@ -1148,3 +1148,58 @@ def test_a_drift_is_told_however_unsteady_the_table():
         changes = [e for e in tr.events if isinstance(e, TempoChanged)]
         told += len(changes) == 1 and changes[0].new_bpm > changes[0].old_bpm * 1.08
     assert told == 20
+
+
+def _masked(name: str, start: float, end: float, tracker_told: bool):
+    """``name`` through detector and tracker with its onsets masked from ``start`` to
+    ``end``, as while the host speaks (half duplex); the tracker told of it or not."""
+    from voicehost.audio import analysis
+    from voicehost.audio.analysis import analyze_blocks
+    from voicehost.audio.mute import MuteWindows
+    from voicehost.audio.sources import FileSource
+
+    mute = MuteWindows(tail=0.0)
+    mute.add(start, end)
+    src = FileSource(wav(name))
+    if tracker_told:
+        return analyze_blocks(src.blocks(), src.duration, tums=3, follow=False, mute=mute)
+    told = analysis.ChantTracker
+    try:  # as before the tracker knew: only the detector was deaf
+        analysis.ChantTracker = lambda *a, deaf=None, **k: told(*a, **k)
+        return analyze_blocks(src.blocks(), src.duration, tums=3, follow=False, mute=mute)
+    finally:
+        analysis.ChantTracker = told
+
+
+@pytest.mark.parametrize("name,start,end", [("g3_100bpm_3tums_clean", 5.0, 7.6),
+                                            ("g3_80bpm_3tums_snr5", 5.5, 7.8)])
+def test_the_song_goes_on_while_the_host_speaks_over_it(name, start, end):
+    """A line said mid-song ("Kraken! Now Drakkar Tum Tum.") masks the onsets for
+    longer than a bar. Counted as silence, the song stopped and its next last Tums
+    were lost until a lock was made and confirmed anew: a play under the voice was
+    judged on no last Tum. The tracker goes on at the song's tempo instead."""
+    t = truth(name)
+    lost = _masked(name, start, end, tracker_told=False)
+    assert [e.t for e in events_of(lost, SongStopped)][:1] == [pytest.approx(start, abs=0.5)]
+    result = _masked(name, start, end, tracker_told=True)
+    # No stop but the recording's end, and every bar's last Tum where the table sang it.
+    assert all(e.t > t["bars"][-1]["last_tum"] for e in events_of(result, SongStopped))
+    got = [e.t for e in events_of(result, LastTum)]
+    want = [b["last_tum"] for b in t["bars"]]
+    assert len(got) == len(want) and len(events_of(lost, LastTum)) < len(want)
+    for g, w in zip(got, want):
+        assert abs(g - w) <= 0.02
+    masked = [e for e in events_of(result, Beat) if start <= e.t <= end]
+    assert masked and not any(e.heard for e in masked)  # the bars went on, unheard
+
+
+def test_a_table_that_stops_while_the_host_speaks_is_heard_stopped_after():
+    """The table stopped at 4.6 s, under the host's voice (4.3 to 5.5 s): the stop is
+    heard at the first beat the tracker could hear, and the song after it is followed."""
+    t = truth("g3_120bpm_stop_snr20")
+    result = _masked("g3_120bpm_stop_snr20", 4.3, 5.5, tracker_told=True)
+    stops = [e.t for e in events_of(result, SongStopped)]
+    assert stops[0] == pytest.approx(5.6, abs=0.06)  # the first beat after the voice
+    got = [e.t for e in events_of(result, LastTum)]
+    for w in (b["last_tum"] for b in t["bars"]):
+        assert min(abs(g - w) for g in got) <= 0.02

@@ -103,7 +103,7 @@ def analyze_blocks(blocks, duration: float, rate: int = PIPELINE_RATE, tums: int
     clock reaches its time, as a host tells it after a play.
     """
     det = OnsetDetector(rate=rate, mute=mute, record=record, faint=True)
-    tr = ChantTracker(tums, reversed, follow=follow)
+    tr = ChantTracker(tums, reversed, follow=follow, deaf=mute)
     changes = sorted(songs)
     onsets: list[Onset] = []
     events: list[Event] = []

@@ -49,7 +49,11 @@ card and the host's tick all give the same bars.
   the song stays the one expected: the weaker is chatter, unless a
   "Drak-kar" comes a bar after it;
 * no onset where one was due for 1.5 beats means the song stopped
-  (:class:`SongStopped`);
+  (:class:`SongStopped`); but not while the tracker was deaf (``deaf``: the
+  host speaking, half duplex, its onsets masked): a song followed (its lock
+  confirmed) goes on at its tempo through the beats it could not hear, its
+  last Tums where the beats fall (:meth:`ChantTracker._deafened`), and the
+  1.5 beats count from the last beat it could hear;
 * a tempo more than 8 % off the one the lock was confirmed at means the
   table drifted (:class:`TempoChanged`; see :meth:`ChantTracker._check_tempo`);
 * a one-Tum song ("Drak, kar, Tum" and a rest, on half beats) followed at
@@ -96,7 +100,7 @@ import math
 from collections import deque
 from dataclasses import dataclass, field, replace
 from statistics import median, median_high
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Protocol, Sequence
 
 from voicehost.audio.onsets import FAINT, SLAP, Onset
 
@@ -184,6 +188,9 @@ STOP_UNHEARD = 2
 #: and the least of them that does.
 TEMPO_BEATS = 12
 TEMPO_FIT = 8
+#: Beats heard through which the song goes on under the host's voice
+#: (:meth:`ChantTracker._coast_from_the_beats`).
+COAST_BEATS = 8
 #: A lock found in the recent onsets: (its rank, the three beats, which of them is
 #: the "Drak-kar", its "kar", the period).
 _Pattern = tuple[tuple[int, int, bool, float], list[Onset], int, Onset, float]
@@ -257,6 +264,12 @@ class WrongSong:
 Event = BarStart | Beat | LastTumPredicted | LastTum | SongStopped | TempoChanged | WrongSong
 
 
+class Deafness(Protocol):
+    """The stretches of the sample clock when the onsets were masked (:class:`~voicehost.audio.mute.MuteWindows`)."""
+
+    def overlaps(self, start: float, end: float) -> bool: ...
+
+
 @dataclass
 class Bar:
     """One bar as heard (for offline analysis and plots)."""
@@ -280,6 +293,7 @@ class _Slot:
     clicked: bool = False  # a slap was heard inside its onset's sound, right after it
     card: bool = False  # its onset, a last Tum, holds a card slapped with it (LastTum.struck)
     slap_heard: bool = False  # a slap was heard apart within its window
+    deaf: bool = False  # due while the tracker was deaf, nothing heard (see ChantTracker._deafened)
 
     @property
     def heard(self) -> float:
@@ -319,13 +333,17 @@ class ChantTracker:
         Adopt the song the table actually sings after a :class:`WrongSong`
         (offline analysis of a recording whose song changes). The live host
         leaves it off and tells the tracker the song with :meth:`set_song`.
+    deaf
+        When the onsets were masked (the host's own voice; the detector's
+        ``mute``): a beat unheard then is not the table stopping.
     """
 
     def __init__(self, tums: int = 3, reversed: bool = False, follow: bool = False,
                  phase_gain: float = 0.5, period_gain: float = 0.12,
                  tempo_change: float = 0.08, stop_beats: float = 1.5,
-                 latency: float = LATENCY):
+                 latency: float = LATENCY, deaf: Deafness | None = None):
         _check_tums(tums)
+        self.deaf = deaf
         self.tums = tums
         self.reversed = reversed
         self.follow = follow
@@ -714,6 +732,7 @@ class ChantTracker:
         self._closing: list[_Slot] = []  # slots waiting for their half beat
         self._deferred: list[_Slot] = []  # closed slots with no onset, not yet counted
         self._last_heard = -1e9
+        self._last_deaf = -1e9  # the last beat due while the tracker was deaf (see _deafened)
         self._first_missed: float | None = None  # the first beat with no onset since one was heard
         self._strengths: deque[float] = deque(maxlen=8)
         #: Clicks of the beats heard lately (Onset.click), by syllable: a "Drak" (True) or a Tum.
@@ -1162,23 +1181,73 @@ class ChantTracker:
             if not self._confirmed:
                 lo, hi = self._periods
                 self._periods = (min(lo, self._period), max(hi, self._period))
+        elif self._deafened(slot):
+            if slot.b - self._last_deaf > 1.5 * self._period:
+                self._coast_from_the_beats(slot)
+            b = slot.b
+            slot.deaf = True
+            self._last_deaf = b
+            self._beats_heard.clear()  # nothing known of the rests (see _rest_heard_as_a_beat)
+            if self._is_last_pos(slot.pos):
+                self._emit_last_tum(slot, out)  # where the beat falls: a play may be judged on it
         else:
             b = slot.b
             if not self._confirmed:
                 self._unheard += 1
-            if self._first_missed is None or self._first_missed < self._last_heard:
+            listened = max(self._last_heard, self._last_deaf)
+            if self._first_missed is None or self._first_missed < listened:
                 self._first_missed = slot.b
             # Silence is measured up to the deadline, never to the call's time.
-            if at - self._last_heard > self.stop_beats * self._period:
+            if at - listened > self.stop_beats * self._period:
                 self._stop(slot, out)
                 return
         self._check_tempo(slot.heard, out)
         self._closing.append(slot)
         self._pos_after(slot)
         self._slot = _Slot(b=b + self._period, period=self._period, pos=self._pos)
-        rest = self._rest_heard_as_a_beat(slot)
+        rest = None if slot.deaf else self._rest_heard_as_a_beat(slot)
         if rest is not None:
             self._halve_tempo(rest, b)
+
+    def _deafened(self, slot: _Slot) -> bool:
+        """Whether a beat with nothing heard on it was due while the tracker was deaf.
+
+        The host's voice masks the onsets while it plays (half duplex), and
+        the table sings on under it: a song change said mid-song ("Kraken!
+        Now Drakkar Tum Tum.") takes two seconds, longer than a bar. Counted
+        as silence, those beats stopped the song, and the plays made under
+        the voice were judged on no last Tum at all ("no song", or the bar
+        before: "late"); the lock was made anew and confirmed bars later. A
+        song followed goes on at its tempo under the voice, as a person
+        keeps counting while someone talks, and its bars and last Tums fall
+        where the beats do. Only a confirmed lock: a provisional one has no
+        tempo to go on with.
+        """
+        if self.deaf is None or not self._confirmed or self._period is None:
+            return False
+        tol = self._tol(self._period)
+        return bool(self.deaf.overlaps(slot.b - tol, slot.b + tol))
+
+    def _coast_from_the_beats(self, slot: _Slot) -> None:
+        """Go on under the host's voice from the line through the last beats heard.
+
+        The loop's period and phase follow each beat's error, and carried on
+        unheard for two seconds a period 5 ms short put the last Tums 40 ms
+        early; the line through the last ``COAST_BEATS`` beats heard is the
+        steadier guess. Kept within a beat's window of the loop's.
+        """
+        t = list(self._tempo_beats)[-COAST_BEATS:]
+        if len(t) < COAST_BEATS // 2 or self._period is None:
+            return
+        idx = self._beat_indices(t)
+        n = len(t)
+        mi, mt = sum(idx) / n, sum(t) / n
+        sxx = sum((i - mi) ** 2 for i in idx)
+        period = sum((i - mi) * (x - mt) for i, x in zip(idx, t)) / sxx
+        k = idx[-1] + max(1, round((slot.b - t[-1]) / self._period))
+        b = mt + period * (k - mi)
+        if abs(period / self._period - 1) < 0.05 and abs(b - slot.b) < self._tol(self._period):
+            slot.b, slot.period, self._period = b, period, period
 
     def _rest_heard_as_a_beat(self, slot: _Slot) -> int | None:
         """Where the table rests among the last beats, if a one-Tum song is followed at twice its tempo.
@@ -1383,9 +1452,10 @@ class ChantTracker:
         """Classify a closed slot; a beat with no onset waits until the song goes on.
 
         Without this, the beats after the table stopped would start phantom
-        bars before the silence is long enough to call it a stop.
+        bars before the silence is long enough to call it a stop. A beat due
+        while the tracker was deaf is the song going on.
         """
-        if s.onset is None:
+        if s.onset is None and not s.deaf:
             self._deferred.append(s)
             return
         for d in self._deferred:
@@ -1946,12 +2016,13 @@ def feed(tr: ChantTracker, onsets: Sequence[Onset], now_t: float,
 
 def track(onsets: Iterable[Onset], tums: int = 3, reversed: bool = False,
           follow: bool = True, end_t: float | None = None,
-          songs: Sequence[SongChange] = ()) -> ChantTracker:
+          songs: Sequence[SongChange] = (), deaf: Deafness | None = None) -> ChantTracker:
     """Run the tracker over a finished list of onsets, fed in time order as live.
 
-    ``songs`` are the game's song changes, in time order (:func:`feed`).
+    ``songs`` are the game's song changes, in time order (:func:`feed`);
+    ``deaf``, when the onsets were masked (:class:`ChantTracker`).
     """
-    tr = ChantTracker(tums, reversed, follow=follow)
+    tr = ChantTracker(tums, reversed, follow=follow, deaf=deaf)
     changes = list(songs)
     last = 0.0
     for o in sorted(onsets, key=lambda o: o.detected_t or o.t):
