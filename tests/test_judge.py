@@ -137,3 +137,24 @@ def test_a_card_in_the_tum_clicks_through_white_noise(seed, k):
     assert [v.verdict for v in verdicts] == want
     assert all(v.timed_by == "slap" for v in verdicts)
     assert sum(v.t in result.struck for v in verdicts) >= 1
+
+
+def test_a_play_declared_while_the_host_spoke_is_timed_where_its_card_could_lie():
+    """The microphone was masked (the host's own voice): the card's slap went
+    unheard, and the key press 120 ms after it is no timing to hold against the
+    player. The card may lie anywhere masked in the 250 ms before the declaration."""
+    j = Judge()
+    masked = [(9.0, 11.0)]
+    v = j.judge(10.14, Heard([10.0], deaf=masked))
+    assert v.timed_by == "deaf" and v.t == pytest.approx(10.0) and v.verdict == ON_BEAT
+    assert j.judge(10.14, Heard([10.0])).verdict == LATE  # heard, the key press times it
+    # Only the masked part of the search counts: declared at 10.4, a card slapped
+    # unheard lies in 10.15 to 10.2, 150 ms after the Tum at best.
+    v = j.judge(10.4, Heard([10.0], deaf=[(9.0, 10.2)]))
+    assert v.timed_by == "deaf" and v.t == pytest.approx(10.15) and v.verdict == LATE
+    # Masked only after the declaration, or long before: timed by the declaration.
+    assert j.judge(10.14, Heard([10.0], deaf=[(10.2, 11.0)])).timed_by == "declaration"
+    assert j.judge(10.14, Heard([10.0], deaf=[(8.0, 9.8)])).timed_by == "declaration"
+    # A slap heard still times the play, and no last Tum near is still no song.
+    assert j.judge(10.14, Heard([10.0], slaps=[10.1], deaf=masked)).timed_by == "slap"
+    assert j.judge(10.14, Heard([5.0], deaf=masked)).verdict == NO_SONG

@@ -66,6 +66,8 @@ class Heard:
     off_grid: Sequence[float] = ()
     #: Cards heard as one sound with a last Tum: that sound's time (``LastTum.card_t``).
     struck: Sequence[float] = ()
+    #: When the microphone was masked, ``(start, end)``: the host spoke (half duplex).
+    deaf: Sequence[tuple[float, float]] = ()
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ class Verdict:
     offset_ms: float | None
     verdict: str
     declared_t: float = 0.0
-    timed_by: str = "declaration"  # or "slap"
+    timed_by: str = "declaration"  # or "slap", or "deaf" (see Judge.judge)
     window_ms: float = 120.0
     perceptual_offset_ms: float = PERCEPTUAL_OFFSET_MS
 
@@ -123,7 +125,13 @@ class Judge:
 
         The play is timed by the slap nearest the declaration (within
         ``SLAP_SEARCH``); else by an off-grid onset just before it; else by a
-        struck last Tum just before it; else by the declaration itself.
+        struck last Tum just before it; else by the declaration itself. When
+        the microphone was masked in the ``SLAP_SEARCH`` before the
+        declaration (the host spoke), the card may have been slapped then,
+        unheard: the play is timed where in that masked stretch it would lie
+        nearest its last Tum (``timed_by="deaf"``). What the host could not
+        hear is not held against the player: declared by a key press 120 ms
+        after the card, such plays were judged late, on the card's beat.
         """
         t, by = play_t, "declaration"
         near = [s for s in heard.slaps if abs(s - play_t) <= SLAP_SEARCH]
@@ -137,11 +145,16 @@ class Judge:
                 t, by = max(before), "slap"
         shift = self.perceptual_offset_ms / 1000.0
         cands = [lt for lt in heard.last_tums if abs(lt + shift - t) <= self.max_gap]
+        masked = _within(heard.deaf, play_t - SLAP_SEARCH, play_t) if by == "declaration" else []
+        if not cands:
+            return Verdict(t, None, None, NO_SONG, declared_t=play_t, timed_by=by,
+                           window_ms=self.window_ms, perceptual_offset_ms=self.perceptual_offset_ms)
+        lt = min(cands, key=lambda x: abs(x + shift - t))
+        if masked:
+            t, by = min((min(max(lt + shift, a), b) for a, b in masked),
+                        key=lambda x: abs(x - lt - shift)), "deaf"
         common = dict(declared_t=play_t, timed_by=by, window_ms=self.window_ms,
                       perceptual_offset_ms=self.perceptual_offset_ms)
-        if not cands:
-            return Verdict(t, None, None, NO_SONG, **common)
-        lt = min(cands, key=lambda x: abs(x + shift - t))
         # A stop between the last Tum and the play: the song was no longer going.
         if (any(min(lt, t) < s <= max(lt, t) for s in heard.stops)
                 and abs(t - lt) * 1000 > self.window_ms):
@@ -152,3 +165,8 @@ class Judge:
         else:
             v = EARLY if off < 0 else LATE
         return Verdict(t, lt, off, v, **common)
+
+
+def _within(spans: Sequence[tuple[float, float]], lo: float, hi: float) -> list[tuple[float, float]]:
+    """The parts of ``spans`` inside ``[lo, hi]``."""
+    return [(max(a, lo), min(b, hi)) for a, b in spans if a < hi and b > lo]

@@ -47,6 +47,10 @@ class MuteWindows:
         i = bisect.bisect_right(self._ends, start)
         return i < len(self._starts) and self._starts[i] < end
 
+    def spans(self) -> list[tuple[float, float]]:
+        """The windows, ``(start, end)``, in time order."""
+        return list(zip(self._starts, self._ends))
+
     def forget_before(self, t: float) -> None:
         """Drop windows that ended before ``t`` so a long game keeps memory flat."""
         i = bisect.bisect_right(self._ends, t)
