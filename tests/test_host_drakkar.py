@@ -198,3 +198,48 @@ def test_the_outcome_does_not_depend_on_the_block_size(blocksize):
     assert result.result == "won"
     assert [(p.player, p.card, p.slot, p.timing) for p in result.plays] == [
         (e["player"], e["card"], e["slot"], e["timing"]) for e in truth["record"]["events"]]
+
+
+class _TimedVoice:
+    """A voice that plays nothing but takes as long as espeak-ng would (about 14
+    characters a second, and a breath): the host's lines mask the microphone that long."""
+
+    def say(self, text: str, at: float = 0.0) -> float:
+        return 0.3 + len(text) / 14.0
+
+
+def test_plays_under_the_hosts_voice_are_judged_on_the_song_it_could_not_hear():
+    """Half duplex: while the host says "Kraken! Now Drakkar Tum Tum." (2.4 s) and
+    then refuses a rower (2.5 s more), the microphone is masked and the table sings
+    on. Ann's warrior is slapped on the next bar's last Tum, unheard. Before the
+    tracker went on through the masked beats, the song "stopped" under the voice and
+    Ann lost her draw: "Stop! No song was going"."""
+    from voicehost.audio.mute import MuteWindows
+    from voicehost.audio.sources import FileSource
+    from voicehost.hosts.drakkar import DrakkarHost, state_for
+    from voicehost.hosts.drakkar_declarations import load_sidecar
+
+    wav, side_path, _ = paths("win")
+    side = load_sidecar(side_path)
+    mute = MuteWindows()
+    announcer = Announcer(voice=_TimedVoice(), mute=mute, stream=open("/dev/null", "w"))
+    announcer.speak = lambda line: line.kind != "play"  # as live: routine lines shown only
+    source = FileSource(wav)
+    host = DrakkarHost(state_for(side.setup, None, 0), announcer, None, rate=source.rate,
+                       mute=mute, intro=False)
+    for decl in side.declarations:
+        host.declare(decl)
+    for block in source.blocks():
+        if block.start / block.rate > 14.5:  # the first island: the fixture's table then
+            break                            # warms up under the host's long announcement
+        host.feed(block)
+    assert mute.covers(9.0) and mute.covers(11.2)
+    plays = {round(p.verdict.declared_t, 2): p for p in host.plays}
+    warrior = plays[11.29]
+    assert warrior.card == "warrior:red" and warrior.mistake is None
+    assert warrior.verdict.timed_by == "deaf" and warrior.verdict.verdict == "on_beat"
+    assert abs(warrior.verdict.offset_ms) < 60
+    assert plays[13.11].verdict.verdict == "on_beat" and plays[13.11].mistake is None
+    texts = announcer.texts
+    assert "Red warrior covers the danger! Now Drakkar Tum Tum Tum." in texts
+    assert not any("No song was going" in x or "the song stopped" in x for x in texts)

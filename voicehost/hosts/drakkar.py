@@ -54,7 +54,8 @@ Decisions where the issue and design leave room (documented in the README):
   there: ``LastTum.struck``); the tracker's short "bar" on it and the stop
   after it are not announced.
 * **Half duplex, live.** While the host speaks, the onset detector is deaf;
-  a stop the tracker reports then is the host's doing and is ignored, and
+  the tracker goes on at the song's tempo through the beats it cannot hear
+  (its last Tums fall where the beats do, and the bars count as sung), and
   routine lines ("Ann: red rower on 1.") are shown, not spoken, while the
   song runs.
 * **Resume.** Only rules events are journalled (``play``/``discard``, with
@@ -190,7 +191,7 @@ class DrakkarHost:
         self.mute = mute
         self.detector = OnsetDetector(rate=rate, mute=mute, faint=True)
         song = state.song
-        self.tracker = ChantTracker(song.tums, song.reversed)
+        self.tracker = ChantTracker(song.tums, song.reversed, deaf=mute)
         self.judge = Judge(windows)
         self.clock = 0.0
         self.last_tums: list[float] = []
@@ -336,19 +337,17 @@ class DrakkarHost:
                     if self.stops_at_plays:
                         self._card_in_tum(e.card_t)
             elif name == "SongStopped":
-                if self._self_caused(e.t):
-                    # The detector was deaf while the host spoke (half duplex):
-                    # not the table's doing; the tracker reacquires.
-                    self.heard["deaf"] = self.heard.get("deaf", 0) + 1
-                    continue
+                # Never the host's own doing: the tracker goes on through the
+                # beats it could not hear while the host spoke (its ``deaf``).
                 self.stops.append(e.t)
                 self._tracker_events.append(e)
             elif name == "BarStart":
                 self._bar_pending = e
             elif name == "Beat" and e.index == 0 and self._bar_pending is not None:
-                # A bar counts once its first beat was heard: the tracker also
-                # closes the bar it expected when the table stopped.
-                if e.heard and self._bar_pending.index == e.bar:
+                # A bar counts once its first beat was heard (the tracker also
+                # closes the bar it expected when the table stopped), or was
+                # due while the host spoke over the song: the table sang it.
+                if (e.heard or self._deaf_at(e.t)) and self._bar_pending.index == e.bar:
                     self.bar_starts.append(self._bar_pending.t)
                     self._tracker_events.append(self._bar_pending)
                 self._bar_pending = None
@@ -415,11 +414,9 @@ class DrakkarHost:
         """How many of :attr:`slaps` have been looked at (:attr:`play_slaps` is final up to there)."""
         return self._slaps_looked
 
-    def _self_caused(self, t: float) -> bool:
-        if self.mute is None:
-            return False
-        span = 2.0 * (self._period or 0.5)
-        return bool(self.mute.overlaps(t - span, t + 1e-3))
+    def _deaf_at(self, t: float) -> bool:
+        """Whether the host was speaking (its onsets masked) at ``t``."""
+        return self.mute is not None and self.mute.covers(t)
 
     def _step(self, final: bool = False) -> None:
         """Handle tracker events and ready declarations in time order."""
@@ -586,8 +583,9 @@ class DrakkarHost:
         grid = self.tracker.on_grid
         off_grid = [o for o in self._voice_onsets
                     if abs(o - t) <= 2 * SLAP_SEARCH and o not in grid]
+        deaf = self.mute.spans() if self.mute is not None else ()
         return self.judge.judge(t, Heard(self.last_tums, self.slaps, self.stops, off_grid,
-                                         self.struck_tums))
+                                         self.struck_tums, deaf))
 
     def _on_discard(self, decl: Declaration) -> None:
         card = self._card(decl)
