@@ -1203,3 +1203,67 @@ def test_a_table_that_stops_while_the_host_speaks_is_heard_stopped_after():
     got = [e.t for e in events_of(result, LastTum)]
     for w in (b["last_tum"] for b in t["bars"]):
         assert min(abs(g - w) for g in got) <= 0.02
+
+
+def _stopped_by_the_game(name: str, start: float, end: float, stop: float | None) -> ChantTracker:
+    """``name`` heard with its onsets masked from ``start`` to ``end`` (the host's voice),
+    fed as live to a tracker told of it, and told the game stopped the song at ``stop``."""
+    from voicehost.audio.mute import MuteWindows
+
+    mute = MuteWindows(tail=0.0)
+    mute.add(start, end)
+    onsets = detect_onsets(read_audio(wav(name)), mute=mute, faint=True)
+    tr = ChantTracker(3, deaf=mute)
+    if stop is not None:
+        tr.expect_stop(stop)
+    last = 0.0
+    for o in sorted(onsets, key=lambda o: o.detected_t or o.t):
+        last = max(last, o.detected_t or o.t)
+        tr.process([o], last)
+    tr.finish(truth(name)["duration"])
+    return tr
+
+
+def test_a_song_the_game_stopped_does_not_go_on_under_the_voice():
+    """A mistake or an island stops the song, and the host's "Stop!" masks the table
+    falling silent: no bar goes on unheard after the game stopped it (bars gone on
+    there counted as warm-up songs nobody sang, and a play was judged on them)."""
+    stopped = []
+    for told in (False, True):
+        tr = _stopped_by_the_game("g3_120bpm_stop_snr20", 4.3, 5.5, 4.35 if told else None)
+        stopped.append([e.t for e in tr.events if isinstance(e, SongStopped)])
+        unheard = [e for e in tr.events if isinstance(e, Beat) and not e.heard and 4.3 < e.t < 5.5]
+        assert bool(unheard) != told
+    assert stopped[0][0] == pytest.approx(5.6, abs=0.06)  # heard stopped after the voice
+    assert stopped[1][0] == pytest.approx(4.6, abs=0.06)  # where the table stopped
+
+
+def test_a_song_begun_again_under_the_voice_on_a_beat_of_its_own_is_heard_stopped():
+    """The committed loss game: the table stops after the Kraken (16.8 s) and sings the
+    one-Tum song again from 19.3 s, on a beat of its own, while the host speaks (15.4
+    to 20.64 s). The bars gone on under the voice fall between the table's, and the
+    onsets after it stray off them: the song is heard stopped at the first beat after
+    the voice, and the last Tums are not laid on the old bars any more."""
+    from voicehost.audio.analysis import analyze_blocks
+    from voicehost.audio.mute import MuteWindows
+    from voicehost.audio.sources import FileSource
+
+    mute = MuteWindows(tail=0.0)
+    mute.add(15.41, 20.64)
+    src = FileSource(Path(__file__).resolve().parents[1] / "audio_fixtures" / "games"
+                     / "drakkar_loss.wav")
+    result = analyze_blocks(src.blocks(), src.duration, tums=3, follow=False, mute=mute,
+                            songs=[(6.7, 2, False), (16.45, 1, False)])
+    stops = [e.t for e in events_of(result, SongStopped)]
+    assert any(20.64 < s < 21.1 for s in stops)
+    # The table's own beats after the voice (21.14 "Drak", 21.60 "Tum") are no last
+    # Tums of the old bars.
+    assert not [e.t for e in events_of(result, LastTum) if 20.64 < e.t < 21.9]
+
+
+def test_a_table_that_sings_on_after_the_game_stopped_it_is_sung_under_again():
+    """The game stopped the song at 2.5 s, and the table sang on (it warms up again
+    with the bars it sings): a line said over it later is sung under as ever."""
+    tr = _stopped_by_the_game("g3_100bpm_3tums_clean", 7.3, 9.75, 2.5)
+    assert not [e for e in tr.events if isinstance(e, SongStopped) and e.t < 9.7]
+    assert any(abs(e.t - 9.6) <= 0.02 for e in tr.events if isinstance(e, LastTum))

@@ -284,6 +284,16 @@ class Bar:
 
 
 @dataclass
+class _Probe:
+    """What was heard since beats went on unheard (see :meth:`ChantTracker._heard_again`)."""
+
+    strays_before: int  # the tracker's count of stray onsets when the voice ended
+    beats_left: int  # beats after the voice still to be watched
+    in_time: int = 0  # beats heard in time since
+    first_beat: float | None = None  # the first beat due after the voice
+
+
+@dataclass
 class _Slot:
     b: float  # predicted time of the beat
     period: float
@@ -400,6 +410,28 @@ class ChantTracker:
         self._told = (tums, reversed)
         if not self.locked:
             self._apply_song()
+
+    @property
+    def unsure(self) -> bool:
+        """Whether the song goes on from beats it could not hear, not yet heard in time again.
+
+        While the host speaks over the song and for a bar after (see
+        :meth:`_heard_again`): its last Tums are where the table should be, not
+        where it was heard.
+        """
+        return self._probe is not None
+
+    def expect_stop(self, t: float) -> None:
+        """The game stopped the song at ``t`` (a mistake, an island): the table stops singing.
+
+        The beats due after ``t`` while the tracker is deaf are then not sung
+        on unheard (:meth:`_deafened`): the host's "Stop!" or "Land ho!"
+        masks the table falling silent, and bars gone on under it were
+        counted as warm-up songs the table never sang, a play judged on them.
+        The next song is followed as ever, from its own lock; a table that
+        sings on, a bar and more after ``t``, is sung under again.
+        """
+        self._stop_from = min(self._stop_from, t)
 
     def process(self, onsets: Sequence[Onset], now_t: float) -> list[Event]:
         """Feed the onsets decided since the last call; ``now_t`` is the sample clock now.
@@ -733,6 +765,12 @@ class ChantTracker:
         self._deferred: list[_Slot] = []  # closed slots with no onset, not yet counted
         self._last_heard = -1e9
         self._last_deaf = -1e9  # the last beat due while the tracker was deaf (see _deafened)
+        self._stop_from = math.inf  # the game stopped the song then (see expect_stop)
+        #: After beats gone on unheard, what was heard since (see _heard_again), and the onsets.
+        self._probe: _Probe | None = None
+        self._since_deaf: list[Onset] = []
+        #: Bars went on unheard since a "Drak-kar" was last heard where they put one.
+        self._coasted = False
         self._first_missed: float | None = None  # the first beat with no onset since one was heard
         self._strengths: deque[float] = deque(maxlen=8)
         #: Clicks of the beats heard lately (Onset.click), by syllable: a "Drak" (True) or a Tum.
@@ -817,6 +855,8 @@ class ChantTracker:
             return
         if not self._confirmed:
             self._since_lock.append(o)
+        if self._probe is not None:
+            self._since_deaf.append(o)
         # Half-beat of a slot waiting to close? A stray weak onset (chatter,
         # a chair) is not the table's "kar".
         typical = self._typical()
@@ -1163,6 +1203,9 @@ class ChantTracker:
                 return
         slot = self._slot
         assert slot is not None and self._period is not None
+        if self._probe is not None and not self._deafened(slot) and not self._heard_again(slot):
+            self._lost_under_the_voice(slot, out)
+            return
         # The beat's window is over: correct phase and period, open the next.
         if slot.onset is not None:
             if self._is_last_pos(slot.pos):
@@ -1187,6 +1230,9 @@ class ChantTracker:
             b = slot.b
             slot.deaf = True
             self._last_deaf = b
+            self._coasted = True
+            self._probe = _Probe(self._offgrid, self.tums + 2)
+            self._since_deaf = []
             self._beats_heard.clear()  # nothing known of the rests (see _rest_heard_as_a_beat)
             if self._is_last_pos(slot.pos):
                 self._emit_last_tum(slot, out)  # where the beat falls: a play may be judged on it
@@ -1226,7 +1272,48 @@ class ChantTracker:
         if self.deaf is None or not self._confirmed or self._period is None:
             return False
         tol = self._tol(self._period)
-        return bool(self.deaf.overlaps(slot.b - tol, slot.b + tol))
+        return slot.b - tol < self._stop_from and bool(self.deaf.overlaps(slot.b - tol, slot.b + tol))
+
+    def _heard_again(self, slot: _Slot) -> bool:
+        """Whether the song gone on unheard is still the table's, as of this beat after the voice.
+
+        The table may have stopped and begun again under the host's voice, on
+        a beat of its own: the bars gone on unheard then fall between the
+        table's, and the onsets after the voice stray off them. Two stray
+        onsets before two beats in time, or one and no two beats in time
+        within a bar, and the song is taken as lost under the voice
+        (:meth:`_lost_under_the_voice`). Two beats in time, and it goes on.
+        """
+        assert self._probe is not None and self._period is not None
+        probe = self._probe
+        if probe.first_beat is None:
+            probe.first_beat = slot.b
+        if slot.onset is not None and abs(slot.heard - slot.b) <= 0.12 * _tol_beat(self._period):
+            probe.in_time += 1
+        probe.beats_left -= 1
+        strays = self._offgrid - probe.strays_before
+        if probe.in_time >= 2:
+            self._probe = None
+            return True
+        if (strays >= 2 and probe.in_time == 0) or (probe.beats_left <= 0 and strays >= 1):
+            return False
+        if probe.beats_left <= 0:
+            self._probe = None
+        return True
+
+    def _lost_under_the_voice(self, slot: _Slot, out: list[Event]) -> None:
+        """The song gone on unheard was not the table's: it stopped under the voice.
+
+        Reported stopped at the first beat after the voice, and the onsets
+        heard since are handed in again: the song the table began under the
+        voice is found from them.
+        """
+        assert self._probe is not None
+        again = self._since_deaf
+        self.on_grid -= {o.t for o in again}
+        self._first_missed = self._probe.first_beat
+        self._stop(slot, out)
+        self._pending = sorted(again + self._pending, key=lambda o: (self._usable_at(o), o.t))
 
     def _coast_from_the_beats(self, slot: _Slot) -> None:
         """Go on under the host's voice from the line through the last beats heard.
@@ -1522,8 +1609,17 @@ class ChantTracker:
             s.half = None
         elif double and s.pos == expected_double and s.half.kind != FAINT:
             self._rival = None
+            self._coasted = False
+            if s.b > self._stop_from + (self.tums + 1) * s.period:
+                # A bar sung whole after the game stopped the song: the table sings on
+                # (its warm-up, see expect_stop), and a voice over it may be sung under.
+                self._stop_from = math.inf
         if (double and s.pos != expected_double and not self.follow and not self.reversed
-                and self._phase_heard >= 2):
+                and (self._phase_heard >= 2 or self._coasted)):
+            # After bars gone on unheard, where the bars begin is the tracker's
+            # guess, and the Tums counted from one say nothing: a table still
+            # singing the song before the change told while the host spoke
+            # ("Goblin! Now Drakkar Tum Tum.") was told it sang one Tum, not three.
             verdict, gap = self._sung_again(s)
             if verdict == "suspect":
                 double = False  # held until the table sings that song again
@@ -1732,6 +1828,7 @@ class ChantTracker:
         if heard != self.tums:  # else the same song, a beat off: the bars move silently
             out.append(WrongSong(round(s.t, 4), self.tums, heard))
         self._phase_heard = 1
+        self._coasted = False
         self._last_double_no = self._slot_no
         self._bar_at(s, out)
 
