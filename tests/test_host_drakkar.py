@@ -208,31 +208,42 @@ class _TimedVoice:
         return 0.3 + len(text) / 14.0
 
 
-def test_plays_under_the_hosts_voice_are_judged_on_the_song_it_could_not_hear():
-    """Half duplex: while the host says "Kraken! Now Drakkar Tum Tum." (2.4 s) and
-    then refuses a rower (2.5 s more), the microphone is masked and the table sings
-    on. Ann's warrior is slapped on the next bar's last Tum, unheard. Before the
-    tracker went on through the masked beats, the song "stopped" under the voice and
-    Ann lost her draw: "Stop! No song was going"."""
+def _hosted_under_its_voice(name: str, until: float = float("inf")):
+    """Host the recorded game ``name`` up to ``until`` seconds as live: each line the
+    host speaks masks the microphone as long as espeak-ng would say it (routine lines
+    shown only). Returns the host, its announcer and the mute windows."""
     from voicehost.audio.mute import MuteWindows
     from voicehost.audio.sources import FileSource
     from voicehost.hosts.drakkar import DrakkarHost, state_for
     from voicehost.hosts.drakkar_declarations import load_sidecar
 
-    wav, side_path, _ = paths("win")
+    wav, side_path, _ = paths(name)
     side = load_sidecar(side_path)
     mute = MuteWindows()
     announcer = Announcer(voice=_TimedVoice(), mute=mute, stream=open("/dev/null", "w"))
-    announcer.speak = lambda line: line.kind != "play"  # as live: routine lines shown only
+    announcer.speak = lambda line: line.kind != "play"
     source = FileSource(wav)
     host = DrakkarHost(state_for(side.setup, None, 0), announcer, None, rate=source.rate,
                        mute=mute, intro=False)
     for decl in side.declarations:
         host.declare(decl)
     for block in source.blocks():
-        if block.start / block.rate > 14.5:  # the first island: the fixture's table then
-            break                            # warms up under the host's long announcement
+        if block.start / block.rate > until:
+            return host, announcer, mute
         host.feed(block)
+    host.finish()
+    return host, announcer, mute
+
+
+def test_plays_under_the_hosts_voice_are_judged_on_the_song_it_could_not_hear():
+    """Half duplex: while the host says "Kraken! Now Drakkar Tum Tum." (2.4 s) and
+    then refuses a rower (2.5 s more), the microphone is masked and the table sings
+    on. Ann's warrior is slapped on the next bar's last Tum, unheard. Before the
+    tracker went on through the masked beats, the song "stopped" under the voice and
+    Ann lost her draw: "Stop! No song was going"."""
+    # Up to the first island: the fixture's table then warms up under the host's long
+    # announcement, which a table hearing it would let end.
+    host, announcer, mute = _hosted_under_its_voice("win", until=14.5)
     assert mute.covers(9.0) and mute.covers(11.2)
     plays = {round(p.verdict.declared_t, 2): p for p in host.plays}
     warrior = plays[11.29]
@@ -243,3 +254,25 @@ def test_plays_under_the_hosts_voice_are_judged_on_the_song_it_could_not_hear():
     texts = announcer.texts
     assert "Red warrior covers the danger! Now Drakkar Tum Tum Tum." in texts
     assert not any("No song was going" in x or "the song stopped" in x for x in texts)
+
+
+def test_a_card_heard_after_the_voice_is_not_judged_on_bars_that_went_on_under_it():
+    """The loss game, its host's lines masking as long as espeak-ng speaks them: the
+    table stops after the Kraken, under "You are singing three Tums...", and begins
+    the one-Tum song again before the voice ends, on a beat of its own. Bo slaps the
+    dragon 0.6 s after the voice: the tracker has not yet heard the song in time
+    again, and the bars it went on with under the voice fall between the table's.
+    Judged on them the dragon was 463 ms "late" (Bo lost his draw); it is refused,
+    and the card stays in his hand."""
+    host, announcer, mute = _hosted_under_its_voice("loss")
+    said = {(line.t, line.text) for line in announcer.lines}
+    # As without the voice up to the dragon: Bo's late rower (timed under the voice,
+    # with the benefit of the doubt, and late still), the wrong song, the Kraken.
+    assert (8.3715, "Too late, Bo keeps the card but draws none.") in said
+    assert (15.409, "You are singing three Tums: the ship has a goblin, sing Drakkar Tum Tum.") in said
+    assert (16.39, "Kraken! Now Drakkar Tum.") in said
+    assert mute.covers(19.5) and not mute.covers(21.2)  # the new song began under the voice
+    assert (21.6892, "Not now, Bo: I could not hear the song while I spoke. "
+                     "Play again on a last Tum.") in said
+    assert [p.card for p in host.plays] == ["goblin", "rower:yellow", "kraken"]
+    assert "dragon" in [str(card) for card in host.state.hands["bo"]]

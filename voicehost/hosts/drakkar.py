@@ -553,6 +553,15 @@ class DrakkarHost:
             verdict = _verdict_from(journalled)
         else:
             verdict = self._judge(decl.t)
+            if (verdict.verdict in ("early", "late") and verdict.timed_by != "deaf"
+                    and self.tracker.unsure):
+                # A card heard after the host's voice, judged on bars gone on under
+                # it and not yet heard in time again: the table may have begun
+                # again on a beat of its own. (A card under the voice has had the
+                # benefit of the doubt already: see Judge.judge.)
+                self._refuse(decl, f"Not now, {_cap(decl.player)}: I could not hear the song "
+                                   "while I spoke. Play again on a last Tum.")
+                return
             timing = drakkar.ON_BEAT if verdict.verdict == "on_beat" else drakkar.OFF_BEAT
             event = drakkar.play_event(decl.player, card, decl.slot, timing)
             event.update({"t": round(verdict.t, 4), "declared_t": round(decl.t, 4),
@@ -617,6 +626,7 @@ class DrakkarHost:
             self.say(f"{_cap(e.player)} drops the card received last.", t, "rules")
 
     def _request_stop(self, t: float) -> None:
+        self.tracker.expect_stop(t)  # the song does not go on under the host's "Stop!"
         # Already silent (the stop came before the play, and no bar since): nothing to wait for.
         last_stop = max(self.stops, default=-math.inf)
         if last_stop < t and not any(b > last_stop for b in self.bar_starts):
