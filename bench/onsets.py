@@ -58,6 +58,13 @@ told the table its tempo changed.
 kHz, as through a Bluetooth headset in call mode or a telephone-grade sound
 card (``voicehost calibrate`` says when a set-up is one).
 
+``--voice-over SECONDS`` masks every chant that keeps one song for SECONDS
+from just after its third bar's last Tum (where a play falls), as the host's
+own voice masks the microphone live (half duplex), and its last line counts
+the last Tums under the voice that the host locates: with the tracker told
+when it was deaf, as the host tells it, and not told (the song "stopped"
+under the voice), in the chants whose song was followed by then.
+
 ``--talk SEED`` sings nothing: twelve sequences of real spoken digits said
 one after another (people talking near the table), and the bars the tracker
 follows in them, each one false.
@@ -269,7 +276,90 @@ def _tempo_line(rows: list[dict]) -> str:
             "song was first followed at): " + "; ".join(parts) + ".")
 
 
-def evaluate(fx: Fixture) -> dict:
+#: ``--voice-over``: the masked span begins this long after the third bar's last Tum (a play's
+#: declaration and the host's answer to it).
+VOICE_AFTER = 0.2
+
+
+def _under_the_voice(x: np.ndarray, heard: list, truth: dict, seconds: float) -> dict | None:
+    """Last Tums under the host's voice: the chant masked ``seconds`` from just after its third bar.
+
+    ``heard``: the detector's onsets of the unmasked chant. ``None`` for a chant
+    too short, whose song changes, or whose song was not followed (its lock
+    not confirmed) when the voice began: no play can have come before then.
+    Otherwise the errors (s) of the last Tums under the voice located with the
+    tracker told when it was deaf (``told``), the same Tums heard unmasked
+    (``heard``), how many the tracker not told located (``not_told``), and the
+    stops where none was sung, told and not (``stops``).
+    """
+    from voicehost.audio.blocks import blocks_from_array
+    from voicehost.audio.chant import ChantTracker, LastTum, SongStopped, track
+    from voicehost.audio.mute import MuteWindows
+    from voicehost.audio.onsets import OnsetDetector
+
+    bars = truth["bars"]
+    if len(bars) < 4 or _song_changes(truth):
+        return None
+    start = bars[2]["last_tum"] + VOICE_AFTER
+    end = start + seconds
+    before = ChantTracker(bars[0]["tums"], bars[0]["reversed"])
+    before.process([o for o in heard if (o.detected_t or o.t) <= start], start)
+    if not before.following:
+        return None
+    under = [b["last_tum"] for b in bars if start <= b["last_tum"] <= end]
+    last_beat = bars[-1]["beats"][-1]
+    stopped = truth.get("stops", [])
+    mute = MuteWindows(tail=0.0)
+    mute.add(start, end)
+    masked = OnsetDetector(rate=16000, faint=True, mute=mute).run(blocks_from_array(x, 16000, 1600))
+    dur = len(x) / 16000
+
+    def located(tr) -> dict[float, float]:
+        tums = [e.t for e in tr.events if isinstance(e, LastTum)]
+        out = {}
+        for t in under:
+            near = [u for u in tums if abs(u - t) <= 0.15]
+            if near:
+                out[t] = min(near, key=lambda u: abs(u - t)) - t
+        return out
+
+    def false_stops(tr) -> int:
+        return sum(isinstance(e, SongStopped) and start <= e.t < last_beat - 0.05
+                   and not any(0 <= e.t - s <= 0.6 for s in stopped) for e in tr.events)
+
+    first = (bars[0]["tums"], bars[0]["reversed"])
+    told = track(masked, *first, follow=False, end_t=dur, deaf=mute)
+    not_told = track(masked, *first, follow=False, end_t=dur)
+    unmasked = located(track(heard, *first, follow=False, end_t=dur))
+    got = located(told)
+    return {"under": len(under), "told": [got[t] for t in under if t in got and t in unmasked],
+            "heard": [unmasked[t] for t in under if t in got and t in unmasked],
+            "located": len(got), "not_told": len(located(not_told)),
+            "stops": [false_stops(told), false_stops(not_told)]}
+
+
+def _voice_line(rows: list[dict], seconds: float) -> str:
+    """What the host keeps of the song under its own voice (``--voice-over``)."""
+    mine = [r["ours"]["voice_over"] for r in rows if r["ours"].get("voice_over")]
+    if not mine:
+        return (f"Under the host's voice ({seconds:g} s from the third bar's last Tum): no chant "
+                "whose one song was followed by then.")
+    told = np.abs([e for v in mine for e in v["told"]]) * 1000
+    heard = np.abs([e for v in mine for e in v["heard"]]) * 1000
+
+    def spread(e):
+        return f"{np.median(e):.0f} / {np.percentile(e, 95):.0f} ms" if len(e) else "-"
+
+    return (f"Under the host's voice ({seconds:g} s from the third bar's last Tum, in the "
+            f"{len(mine)} chants of one song followed by then): "
+            f"{sum(v['located'] for v in mine)} of {sum(v['under'] for v in mine)} last Tums "
+            f"located ({sum(v['not_told'] for v in mine)} with the tracker not told it was deaf), "
+            f"error median / p95 {spread(told)} (the same Tums heard: {spread(heard)}); "
+            f"stops where none was sung {sum(v['stops'][0] for v in mine)} "
+            f"({sum(v['stops'][1] for v in mine)} not told).")
+
+
+def evaluate(fx: Fixture, voice_over: float | None = None) -> dict:
     from voicehost.audio.sources import read_audio
 
     x = read_audio(fx.wav)
@@ -320,6 +410,8 @@ def evaluate(fx: Fixture) -> dict:
         as_host = heard_by_the_host(heard, fx.truth, dur)
         e_o, n, j_o = _scored(as_host, fx.truth)
         row["ours"]["tempo_told"] = _tempo_told(as_host)
+        if voice_over is not None:
+            row["ours"]["voice_over"] = _under_the_voice(x, heard, fx.truth, voice_over)
         e_l, _, j_l = _last_tum_errors(_as_onsets(lib), fx.truth, dur)
         row["ours"]["last_tum"] = e_o
         row["librosa"]["last_tum"] = e_l
@@ -540,6 +632,10 @@ def main(argv: list[str]) -> int:
                     help="with --held-out or --real-voices: score the committed fixtures too "
                          "(--committed --held-out 1-8 --real-voices 1-4 are the sets the "
                          "README's pooled figures come from)")
+    ap.add_argument("--voice-over", metavar="SECONDS", type=float,
+                    help="also mask every chant of one song for SECONDS (0.3 to 6) from just "
+                         "after its third bar's last Tum, as the host's own voice does live, and "
+                         "count the last Tums the host keeps under it")
     ap.add_argument("--talk", metavar="SEED", type=int,
                     help="instead of chants, twelve sequences of real spoken digits from SEED "
                          "(../shared/data/real/fsdd): the bars the tracker follows where no one "
@@ -552,6 +648,9 @@ def main(argv: list[str]) -> int:
                                                           args.bpm, args.drift)):
             print("bench onsets: --talk goes alone: it sings no chant", file=sys.stderr)
             return 2
+        if args.voice_over is not None:
+            print("bench onsets: --voice-over masks chants; --talk sings none", file=sys.stderr)
+            return 2
         if not (REAL / "fsdd").is_dir():
             print(f"bench onsets: the real recordings are missing ({REAL / 'fsdd'}); "
                   "they sit in ../shared beside the checkout", file=sys.stderr)
@@ -563,6 +662,10 @@ def main(argv: list[str]) -> int:
                 json.dump(r, f, indent=1)
         return 0
     rendered = args.held_out is not None or args.real_voices is not None
+    if args.voice_over is not None and not 0.3 <= args.voice_over <= 6:
+        print("bench onsets: --voice-over SECONDS goes from 0.3 to 6 (a line the host says "
+              "takes about 2)", file=sys.stderr)
+        return 2
     if args.room is not None and (not rendered or not 0.05 <= args.room <= 3.0):
         print("bench onsets: --room RT60 (0.05 to 3 s) goes with --held-out SEED or "
               "--real-voices SEED; the committed fixtures are dry", file=sys.stderr)
@@ -617,7 +720,7 @@ def main(argv: list[str]) -> int:
         real = narrowband_copy(real) if real else None
     rows = []
     for label, fx in fixtures + ([("real", real)] if real else []):
-        r = evaluate(fx)
+        r = evaluate(fx, args.voice_over if "bars" in fx.truth else None)
         r["set"] = label
         r["snr_db"] = fx.truth.get("snr_db")
         r["noise"] = fx.truth.get("noise")
@@ -650,6 +753,8 @@ def main(argv: list[str]) -> int:
           f"out {np.median(lat_sl) if lat_sl else float('nan'):.0f} ms after its stamp (median).")
     print(_judged_line(chant))
     print(_tempo_line(chant))
+    if args.voice_over is not None:
+        print(_voice_line(chant, args.voice_over))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1, default=float)

@@ -273,3 +273,33 @@ def test_a_narrowband_copy_keeps_the_chant_and_loses_everything_above_4_khz():
         return p[f > 4500].sum() / p.sum()
 
     assert upper_share(x) > 1e-3 and upper_share(y) < 1e-6
+
+
+def test_the_last_tums_under_the_hosts_voice_are_counted():
+    """``--voice-over``: a committed chant masked 2.6 s from just after its third bar,
+    as the host's own voice masks it. With the tracker told it was deaf, the last Tum
+    under the voice is located where the table sang it; not told, the song "stopped"."""
+    from bench.onsets import _under_the_voice, _voice_line
+    from voicehost.audio.blocks import blocks_from_array
+    from voicehost.audio.onsets import OnsetDetector
+    from voicehost.audio.sources import read_audio
+
+    name = "g3_100bpm_3tums_clean"
+    x = read_audio(CHANT / f"{name}.wav")
+    heard = OnsetDetector(rate=16000, faint=True).run(blocks_from_array(x, 16000, 1600))
+    got = _under_the_voice(x, heard, _truth(name), 2.6)
+    assert got["under"] == 1 and got["located"] == 1 and got["not_told"] == 0
+    assert abs(got["told"][0]) <= 0.02 and got["stops"] == [0, 1]
+    line = _voice_line([{"ours": {"voice_over": got}}], 2.6)
+    assert "1 of 1 last Tums located (0 with the tracker not told" in line
+    # A chant whose song changes is left out, as one whose song was not yet followed.
+    change = "g4_105bpm_change_3_2_1_snr20"
+    assert _under_the_voice(x, heard, _truth(change), 2.6) is None
+
+
+def test_voice_over_goes_with_chants(capsys):
+    from bench.onsets import main
+
+    assert main(["--talk", "100", "--voice-over", "2"]) == 2
+    assert main(["--voice-over", "9"]) == 2
+    assert "--voice-over" in capsys.readouterr().err

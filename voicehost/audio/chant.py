@@ -412,6 +412,11 @@ class ChantTracker:
             self._apply_song()
 
     @property
+    def following(self) -> bool:
+        """Whether a song is followed: a lock confirmed (its events go out)."""
+        return self._period is not None and self._confirmed
+
+    @property
     def unsure(self) -> bool:
         """Whether the song goes on from beats it could not hear, not yet heard in time again.
 
