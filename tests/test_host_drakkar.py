@@ -208,10 +208,13 @@ class _TimedVoice:
         return 0.3 + len(text) / 14.0
 
 
-def _hosted_under_its_voice(name: str, until: float = float("inf")):
+def _hosted_under_its_voice(name: str, until: float = float("inf"), source: str = "sidecar"):
     """Host the recorded game ``name`` up to ``until`` seconds as live: each line the
     host speaks masks the microphone as long as espeak-ng would say it (routine lines
-    shown only). Returns the host, its announcer and the mute windows."""
+    shown only), each play declared from ``source``. Returns the host, its announcer
+    and the mute windows."""
+    from dataclasses import replace
+
     from voicehost.audio.mute import MuteWindows
     from voicehost.audio.sources import FileSource
     from voicehost.hosts.drakkar import DrakkarHost, state_for
@@ -222,12 +225,12 @@ def _hosted_under_its_voice(name: str, until: float = float("inf")):
     mute = MuteWindows()
     announcer = Announcer(voice=_TimedVoice(), mute=mute, stream=open("/dev/null", "w"))
     announcer.speak = lambda line: line.kind != "play"
-    source = FileSource(wav)
-    host = DrakkarHost(state_for(side.setup, None, 0), announcer, None, rate=source.rate,
+    audio = FileSource(wav)
+    host = DrakkarHost(state_for(side.setup, None, 0), announcer, None, rate=audio.rate,
                        mute=mute, intro=False)
     for decl in side.declarations:
-        host.declare(decl)
-    for block in source.blocks():
+        host.declare(replace(decl, source=source))
+    for block in audio.blocks():
         if block.start / block.rate > until:
             return host, announcer, mute
         host.feed(block)
@@ -276,3 +279,13 @@ def test_a_card_heard_after_the_voice_is_not_judged_on_bars_that_went_on_under_i
                      "Play again on a last Tum.") in said
     assert [p.card for p in host.plays] == ["goblin", "rower:yellow", "kraken"]
     assert "dragon" in [str(card) for card in host.state.hands["bo"]]
+
+
+def test_a_phone_tap_under_the_hosts_voice_times_its_play():
+    """A phone's tap is the play itself (no card to hear): under the host's voice it
+    gets no benefit of the doubt. The win game's warrior tapped 135 ms after its last
+    Tum, where the sidecar declares it, is late."""
+    host, _, mute = _hosted_under_its_voice("win", until=14.5, source="phone")
+    warrior = {round(p.verdict.declared_t, 2): p for p in host.plays}[11.29]
+    assert mute.covers(11.2)
+    assert warrior.verdict.timed_by == "declaration" and warrior.verdict.verdict == "late"

@@ -552,13 +552,14 @@ class DrakkarHost:
             timing = journalled["timing"]
             verdict = _verdict_from(journalled)
         else:
-            verdict = self._judge(decl.t)
+            verdict = self._judge(decl.t, card_before=decl.source != "phone")
             if (verdict.verdict in ("early", "late") and verdict.timed_by != "deaf"
-                    and self.tracker.unsure):
+                    and self.tracker.unsure and not self._deaf_at(verdict.t)):
                 # A card heard after the host's voice, judged on bars gone on under
                 # it and not yet heard in time again: the table may have begun
                 # again on a beat of its own. (A card under the voice has had the
-                # benefit of the doubt already: see Judge.judge.)
+                # benefit of the doubt already, see Judge.judge, and a phone's tap
+                # there is judged on the bars gone on, the best the host has.)
                 self._refuse(decl, f"Not now, {_cap(decl.player)}: I could not hear the song "
                                    "while I spoke. Play again on a last Tum.")
                 return
@@ -587,12 +588,17 @@ class DrakkarHost:
         self._tell_song(self.state)
         self._check_resume_done()
 
-    def _judge(self, t: float) -> Verdict:
-        """The judge's verdict, with the onsets off the chant's grid and the struck last Tums."""
+    def _judge(self, t: float, card_before: bool = True) -> Verdict:
+        """The judge's verdict, with the onsets off the chant's grid and the struck last Tums.
+
+        ``card_before``: the declaration comes after the card (a key press, a
+        word): a card the host's voice masked may lie before it. A phone's tap
+        is the play itself, and times it wherever the host could not hear.
+        """
         grid = self.tracker.on_grid
         off_grid = [o for o in self._voice_onsets
                     if abs(o - t) <= 2 * SLAP_SEARCH and o not in grid]
-        deaf = self.mute.spans() if self.mute is not None else ()
+        deaf = self.mute.spans() if self.mute is not None and card_before else ()
         return self.judge.judge(t, Heard(self.last_tums, self.slaps, self.stops, off_grid,
                                          self.struck_tums, deaf))
 
