@@ -145,16 +145,15 @@ class Judge:
                 t, by = max(before), "slap"
         shift = self.perceptual_offset_ms / 1000.0
         cands = [lt for lt in heard.last_tums if abs(lt + shift - t) <= self.max_gap]
-        masked = _within(heard.deaf, play_t - SLAP_SEARCH, play_t) if by == "declaration" else []
-        if not cands:
-            return Verdict(t, None, None, NO_SONG, declared_t=play_t, timed_by=by,
-                           window_ms=self.window_ms, perceptual_offset_ms=self.perceptual_offset_ms)
-        lt = min(cands, key=lambda x: abs(x + shift - t))
-        if masked:
-            t, by = min((min(max(lt + shift, a), b) for a, b in masked),
-                        key=lambda x: abs(x - lt - shift)), "deaf"
         common = dict(declared_t=play_t, timed_by=by, window_ms=self.window_ms,
                       perceptual_offset_ms=self.perceptual_offset_ms)
+        if not cands:
+            return Verdict(t, None, None, NO_SONG, **common)
+        lt = min(cands, key=lambda x: abs(x + shift - t))
+        masked = _within(heard.deaf, play_t - SLAP_SEARCH, play_t) if by == "declaration" else []
+        if masked:
+            t = min((min(max(lt + shift, a), b) for a, b in masked), key=lambda x: abs(x - lt - shift))
+            common["timed_by"] = "deaf"
         # A stop between the last Tum and the play: the song was no longer going.
         if (any(min(lt, t) < s <= max(lt, t) for s in heard.stops)
                 and abs(t - lt) * 1000 > self.window_ms):
