@@ -683,8 +683,9 @@ class ChantTracker:
             idx.append(idx[-1] + max(1, round((b - a) / self._period)))
         return idx
 
-    def _beat_line(self, t: Sequence[float]) -> tuple[float, float] | None:
-        """The straight line through the beats heard at ``t``: its period and the rms left about it (s)."""
+    def _beat_line(self, t: Sequence[float]) -> tuple[float, float, float] | None:
+        """The straight line through the beats heard at ``t``: its period, the rms left
+        about it, and where it puts the last of them (s)."""
         if len(t) < 3 or self._period is None:
             return None
         idx = self._beat_indices(t)
@@ -693,7 +694,7 @@ class ChantTracker:
         sxx = sum((i - mi) ** 2 for i in idx)
         slope = sum((i - mi) * (x - mt) for i, x in zip(idx, t)) / sxx
         res = [x - mt - slope * (i - mi) for i, x in zip(idx, t)]
-        return slope, math.sqrt(sum(r * r for r in res) / n)
+        return slope, math.sqrt(sum(r * r for r in res) / n), mt + slope * (idx[-1] - mi)
 
     def _bar_seen(self) -> bool:
         """Two "Drak-kar"s whole bars of the expected song apart, or one same bar twice.
@@ -1329,15 +1330,11 @@ class ChantTracker:
         steadier guess. Kept within a beat's window of the loop's.
         """
         t = list(self._tempo_beats)[-COAST_BEATS:]
-        if len(t) < COAST_BEATS // 2 or self._period is None:
+        fit = self._beat_line(t) if len(t) >= COAST_BEATS // 2 else None
+        if fit is None or self._period is None:
             return
-        idx = self._beat_indices(t)
-        n = len(t)
-        mi, mt = sum(idx) / n, sum(t) / n
-        sxx = sum((i - mi) ** 2 for i in idx)
-        period = sum((i - mi) * (x - mt) for i, x in zip(idx, t)) / sxx
-        k = idx[-1] + max(1, round((slot.b - t[-1]) / self._period))
-        b = mt + period * (k - mi)
+        period, _, last = fit
+        b = last + period * max(1, round((slot.b - t[-1]) / self._period))
         if abs(period / self._period - 1) < 0.05 and abs(b - slot.b) < self._tol(self._period):
             slot.b, slot.period, self._period = b, period, period
 
