@@ -99,13 +99,14 @@ DECLARE_AFTER = 0.2
 NARROWBAND_RATE = 8000
 
 
-def _ours(x: np.ndarray, rate: int = 16000, repeat: int = REPEAT):
+def _ours(x: np.ndarray, rate: int = 16000, repeat: int = REPEAT, mute=None):
     from voicehost.audio.blocks import blocks_from_array
     from voicehost.audio.onsets import OnsetDetector
 
     cpu = float("inf")
     for _ in range(repeat):
-        det = OnsetDetector(rate=rate, faint=True)  # the faint ones for the tracker, as the host
+        # The faint ones for the tracker, as the host; ``mute``: the host's voice masked them.
+        det = OnsetDetector(rate=rate, faint=True, mute=mute)
         t0 = time.process_time()
         onsets = det.run(blocks_from_array(x, rate, 1600))
         cpu = min(cpu, time.process_time() - t0)
@@ -281,10 +282,12 @@ def _tempo_line(rows: list[dict]) -> str:
 VOICE_AFTER = 0.2
 
 
-def _under_the_voice(x: np.ndarray, heard: list, truth: dict, seconds: float) -> dict | None:
+def _under_the_voice(x: np.ndarray, heard: list, unmasked, truth: dict,
+                     seconds: float) -> dict | None:
     """Last Tums under the host's voice: the chant masked ``seconds`` from just after its third bar.
 
-    ``heard``: the detector's onsets of the unmasked chant. ``None`` for a chant
+    ``heard``: the detector's onsets of the unmasked chant; ``unmasked``: the
+    tracker that followed them as the host (:func:`heard_by_the_host`). ``None`` for a chant
     too short, whose song changes, or whose song was not followed (its lock
     not confirmed) when the voice began: no play can have come before then.
     Otherwise the errors (s) of the last Tums under the voice located with the
@@ -292,10 +295,8 @@ def _under_the_voice(x: np.ndarray, heard: list, truth: dict, seconds: float) ->
     (``heard``), how many the tracker not told located (``not_told``), and the
     stops where none was sung, told and not (``stops``).
     """
-    from voicehost.audio.blocks import blocks_from_array
     from voicehost.audio.chant import ChantTracker, LastTum, SongStopped, track
     from voicehost.audio.mute import MuteWindows
-    from voicehost.audio.onsets import OnsetDetector
 
     bars = truth["bars"]
     if len(bars) < 4 or _song_changes(truth):
@@ -311,7 +312,7 @@ def _under_the_voice(x: np.ndarray, heard: list, truth: dict, seconds: float) ->
     stopped = truth.get("stops", [])
     mute = MuteWindows(tail=0.0)
     mute.add(start, end)
-    masked = OnsetDetector(rate=16000, faint=True, mute=mute).run(blocks_from_array(x, 16000, 1600))
+    masked, _ = _ours(x, repeat=1, mute=mute)
     dur = len(x) / 16000
 
     def located(tr) -> dict[float, float]:
@@ -330,10 +331,10 @@ def _under_the_voice(x: np.ndarray, heard: list, truth: dict, seconds: float) ->
     first = (bars[0]["tums"], bars[0]["reversed"])
     told = track(masked, *first, follow=False, end_t=dur, deaf=mute)
     not_told = track(masked, *first, follow=False, end_t=dur)
-    unmasked = located(track(heard, *first, follow=False, end_t=dur))
+    as_heard = located(unmasked)
     got = located(told)
-    return {"under": len(under), "told": [got[t] for t in under if t in got and t in unmasked],
-            "heard": [unmasked[t] for t in under if t in got and t in unmasked],
+    return {"under": len(under), "told": [got[t] for t in under if t in got and t in as_heard],
+            "heard": [as_heard[t] for t in under if t in got and t in as_heard],
             "located": len(got), "not_told": len(located(not_told)),
             "stops": [false_stops(told), false_stops(not_told)]}
 
@@ -411,7 +412,8 @@ def evaluate(fx: Fixture, voice_over: float | None = None) -> dict:
         e_o, n, j_o = _scored(as_host, fx.truth)
         row["ours"]["tempo_told"] = _tempo_told(as_host)
         if voice_over is not None:
-            row["ours"]["voice_over"] = _under_the_voice(x, heard, fx.truth, voice_over)
+            row["ours"]["voice_over"] = _under_the_voice(x, heard, as_host.tracker, fx.truth,
+                                                         voice_over)
         e_l, _, j_l = _last_tum_errors(_as_onsets(lib), fx.truth, dur)
         row["ours"]["last_tum"] = e_o
         row["librosa"]["last_tum"] = e_l

@@ -279,22 +279,21 @@ def test_the_last_tums_under_the_hosts_voice_are_counted():
     """``--voice-over``: a committed chant masked 2.6 s from just after its third bar,
     as the host's own voice masks it. With the tracker told it was deaf, the last Tum
     under the voice is located where the table sang it; not told, the song "stopped"."""
-    from bench.onsets import _under_the_voice, _voice_line
-    from voicehost.audio.blocks import blocks_from_array
-    from voicehost.audio.onsets import OnsetDetector
+    from bench.onsets import _ours, _under_the_voice, _voice_line, heard_by_the_host
     from voicehost.audio.sources import read_audio
 
     name = "g3_100bpm_3tums_clean"
     x = read_audio(CHANT / f"{name}.wav")
-    heard = OnsetDetector(rate=16000, faint=True).run(blocks_from_array(x, 16000, 1600))
-    got = _under_the_voice(x, heard, _truth(name), 2.6)
+    heard, _ = _ours(x, repeat=1)
+    unmasked = heard_by_the_host(heard, _truth(name), len(x) / 16000).tracker
+    got = _under_the_voice(x, heard, unmasked, _truth(name), 2.6)
     assert got["under"] == 1 and got["located"] == 1 and got["not_told"] == 0
     assert abs(got["told"][0]) <= 0.02 and got["stops"] == [0, 1]
     line = _voice_line([{"ours": {"voice_over": got}}], 2.6)
     assert "1 of 1 last Tums located (0 with the tracker not told" in line
     # A chant whose song changes is left out, as one whose song was not yet followed.
     change = "g4_105bpm_change_3_2_1_snr20"
-    assert _under_the_voice(x, heard, _truth(change), 2.6) is None
+    assert _under_the_voice(x, heard, unmasked, _truth(change), 2.6) is None
 
 
 def test_voice_over_goes_with_chants(capsys):
