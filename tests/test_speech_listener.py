@@ -174,6 +174,54 @@ def test_voice_quiet_prints_and_wav_writes(tmp_path):
     assert mute.covers(5.0) and mute.covers(5.0 + dur + 0.2) and not mute.covers(5.0 + dur + 0.3)
 
 
+class _Card:
+    """A sound card that reports ``latency`` and plays nothing."""
+
+    def __init__(self, latency: float = 0.0):
+        self.latency = latency
+        self.played: list[float] = []
+
+    def __call__(self, samples, rate):
+        self.played.append(len(samples) / rate)
+
+
+@pytest.mark.parametrize("delay, latency, late", [(0.6, 0.1, 0.6), (0.0, 0.1, 0.1), (0.0, 0.0, 0.0)])
+def test_a_late_speaker_is_muted_until_its_whole_line_was_heard(delay, latency, late):
+    """A line asked for at 5.0 s and handed to the card at 5.3 s (the speech
+    took that long to make) on a path that plays ``late`` seconds after: the
+    calibrated delay, or the card's own latency when that is longer."""
+    mute = MuteWindows(tail=0.25)
+    card = _Card(latency)
+    voice = Voice(mute=mute, play=card, delay=delay, clock=lambda: 5.3)
+    duration = voice.say("Three players. Right?", at=5.0)
+    assert card.played == [duration]
+    heard_to = 5.3 + late + duration + 0.25
+    assert mute.covers(5.0) and mute.covers(heard_to - 0.01)
+    assert not mute.covers(heard_to + 0.01)
+
+
+def test_without_a_clock_a_line_is_muted_from_when_it_was_asked_for():
+    mute = MuteWindows(tail=0.25)
+    duration = Voice(mute=mute, play=_Card(), delay=0.2).say("Round one", at=5.0)
+    assert mute.covers(5.0 + 0.2 + duration + 0.24)
+    assert not mute.covers(5.0 + 0.2 + duration + 0.26)
+
+
+def test_a_line_spoken_in_the_background_is_muted_from_when_it_reached_the_card():
+    """The live Drakkar host speaks on a thread: it reads the clock when the
+    line's turn comes (7.0 s) and the card gets it once made (7.4 s)."""
+    from voicehost.hosts.announce import BackgroundVoice
+
+    mute = MuteWindows(tail=0.25)
+    card = _Card()
+    times = iter([7.0, 7.4])
+    background = BackgroundVoice(Voice(mute=mute, play=card), lambda: next(times))
+    background.say("Kraken! Now Drakkar Tum Tum.")
+    background.close()
+    (duration,) = card.played
+    assert mute.spans() == [(7.0, pytest.approx(7.4 + duration + 0.25))]
+
+
 def test_voice_without_a_device_falls_back_to_printing():
     out = io.StringIO()
 

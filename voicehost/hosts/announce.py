@@ -118,11 +118,13 @@ def default_voice(quiet: bool, device=None, mute=None) -> Voice | None:
 
     ``None`` (print instead) when quiet, or when the voice cannot be set up
     (no speech package, no espeak-ng: the voice reports that when it speaks).
+    A ``device`` no output matches is a :class:`~voicehost.errors.DeviceError`
+    naming the outputs, before the game starts rather than at its first line.
     """
     if quiet:
         return None
     try:
-        from voicehost.speech.voice import Voice as EspeakVoice
+        from voicehost.speech.voice import DevicePlayer, Voice as EspeakVoice
     except Exception:
         return None
     import shutil
@@ -130,33 +132,19 @@ def default_voice(quiet: bool, device=None, mute=None) -> Voice | None:
     if shutil.which("espeak-ng") is None:
         print_notes(["espeak-ng is not installed; printing what the host says."])
         return None
-    kwargs: dict[str, Any] = {}
+    from voicehost.hosts.settings import calibration_latency
+
+    # The calibrated round trip: how late the microphone hears what the card
+    # is handed (a Bluetooth speaker's delay), so the voice mutes it whole.
+    kwargs: dict[str, Any] = {"delay": calibration_latency()}
     if mute is not None:
         kwargs["mute"] = mute
     if device is not None:
-        kwargs["play"] = _player(device)
+        kwargs["play"] = DevicePlayer(device).check()
     try:
         return EspeakVoice(**kwargs)
     except Exception:
         return None
-
-
-def _player(device) -> Callable:
-    """Play samples on the output device named (or numbered) ``device``."""
-    spec = int(device) if isinstance(device, str) and device.isdigit() else device
-
-    def play(samples, rate: int) -> None:
-        from voicehost.errors import DeviceError
-
-        try:
-            import sounddevice as sd
-
-            sd.play(samples, rate, device=spec)
-            sd.wait()
-        except Exception as exc:
-            raise DeviceError(f"cannot play on output device {device!r} ({exc}).") from None
-
-    return play
 
 
 class BackgroundVoice:
@@ -174,6 +162,8 @@ class BackgroundVoice:
 
         self.voice = voice
         self.clock = clock
+        if getattr(voice, "clock", False) is None:
+            voice.clock = clock  # its mute then starts when the line is handed to the card
         self._queue: "queue.Queue[str | None]" = queue.Queue()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()

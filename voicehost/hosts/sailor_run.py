@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from voicehost.errors import DeviceError, RecordError
+from voicehost.errors import RecordError
 from voicehost.games import sailor
 from voicehost.hosts.announce import Announcer, default_voice
 from voicehost.hosts.sailor import (
@@ -32,36 +32,7 @@ from voicehost.hosts.microphone import MICROPHONE_LOST
 
 def make_announcer(quiet: bool, output_device: Any = None, mute: Any = None) -> Announcer:
     """The announcer, speaking through ``output_device`` (name or index) when one is given."""
-    voice = None
-    if output_device is not None and not quiet:
-        voice = _voice_on(output_device)
-    if voice is None:
-        voice = default_voice(quiet, None)
-    return Announcer(voice=voice, quiet=quiet, mute=mute)
-
-
-def _voice_on(device: Any) -> Any:
-    """The speech package's voice, playing on the chosen output device."""
-    try:
-        from voicehost.speech.voice import Voice
-    except ImportError:
-        return None
-    import sounddevice as sd
-
-    spec: Any = int(device) if isinstance(device, str) and device.isdigit() else device
-    try:
-        index = sd.query_devices(spec, "output")["index"]
-    except Exception as exc:
-        outputs = "; ".join(f"{i}: {d['name']}" for i, d in enumerate(sd.query_devices())
-                            if d["max_output_channels"] > 0)
-        raise DeviceError(f'no output device "{device}" ({exc}); output devices are: '
-                          f"{outputs or 'none'}.") from None
-
-    def play(samples, rate) -> None:
-        sd.play(samples, rate, device=index)
-        sd.wait()
-
-    return Voice(play=play)
+    return Announcer(voice=default_voice(quiet, output_device), quiet=quiet, mute=mute)
 
 
 #: The bundled match recordings, in ``audio_fixtures/games``: a whole printed-cards match
@@ -171,6 +142,8 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
                           getattr(args, "record_input", None))
     mute = MuteWindows()
     announcer = make_announcer(args.quiet, getattr(args, "output_device", None), mute)
+    if getattr(announcer.voice, "clock", False) is None:
+        announcer.voice.clock = mic.now  # each line muted from when it is handed to the card
     view = _View(announcer) if getattr(args, "large", False) else None
     box: list[SailorHost] = []
     stack = contextlib.ExitStack()

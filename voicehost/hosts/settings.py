@@ -77,7 +77,10 @@ def calibration_latency() -> float:
     """Latency measured by calibration, in seconds (0 when never calibrated).
 
     The newest block of microphone audio is this much in the past when a key
-    is read; the Drakkar host adds it to keyboard stamps before judging.
+    is read; the Drakkar host adds it to keyboard stamps before judging. It
+    is also how late the microphone hears what the sound card is handed, so
+    the host's voice mutes each line that much longer (:func:`default_voice
+    <voicehost.hosts.announce.default_voice>`).
     """
     value = _number("latency", 0.0)
     return value if 0.0 <= value < 2.0 else 0.0

@@ -10,6 +10,8 @@ Half-duplex: every time the voice speaks it adds the stretch of the sample
 clock it plays over (plus the tail of :class:`MuteWindows`) to the shared
 mute windows, so the listener and the onset detector drop what the
 microphone hears meanwhile: the host saying "red" is never taken as a vote.
+That stretch ends as late as the microphone can hear the line: the speaker
+may play it well after the card was handed it (:attr:`Voice.delay`).
 """
 
 from __future__ import annotations
@@ -85,6 +87,18 @@ class Voice:
         Print what cannot be spoken (quiet, or the sound device failed). An
         :class:`~voicehost.hosts.announce.Announcer` that prints every line
         itself turns this off, or each such line came out twice.
+    delay
+        Seconds from handing the sound card a line to the microphone hearing
+        it, as ``voicehost calibrate`` measured the path. A Bluetooth speaker
+        plays 0.2 to 0.3 s late, a network speaker a second: muted only for
+        the line's length from the moment it was handed over, its last words
+        reach the microphone unmuted and the host hears itself ("... 3 to 8"
+        taken for an answer). The mute runs that much longer, or as long as
+        the player's own ``latency`` (what the card reports), if longer.
+    clock
+        The microphone's sample clock now; when given, each line's mute runs
+        from the moment it is handed to the card (``at`` is earlier by the
+        time the speech took to make) rather than from ``at``.
     """
 
     mute: MuteWindows = field(default_factory=MuteWindows)
@@ -96,6 +110,8 @@ class Voice:
     out: TextIO = field(default_factory=lambda: sys.stdout)
     play: Callable[[np.ndarray, int], None] | None = None
     echo: bool = True
+    delay: float = 0.0
+    clock: Callable[[], float] | None = None
     _said: list[np.ndarray] = field(default_factory=list, init=False, repr=False)
 
     def say(self, text: str, at: float = 0.0) -> float:
@@ -109,12 +125,16 @@ class Voice:
             return 0.0
         samples = synthesize(text, self.voice, self.speed, rate=self.rate)
         duration = len(samples) / self.rate
-        self.mute.add(at, at + duration)
         if self.wav is not None:
+            self.mute.add(at, at + duration)
             self._write(samples)
             return duration
+        play = self.play or _DEFAULT_PLAYER
+        start = at if self.clock is None else max(at, self.clock())
+        late = max(self.delay, getattr(play, "latency", 0.0))
+        self.mute.add(at, start + late + duration)
         try:
-            (self.play or _play_device)(samples, self.rate)
+            play(samples, self.rate)
         except DeviceError as exc:
             note = f"{exc} Printing what the host says instead (--quiet does so from the start)."
             if note not in _NOTED:  # once per run: the demo sets up a voice per game
@@ -136,14 +156,53 @@ class Voice:
         sf.write(str(self.wav), np.concatenate(self._said), self.rate, subtype="PCM_16")
 
 
-def _play_device(samples: np.ndarray, rate: int) -> None:
-    try:
-        import sounddevice as sd
-    except OSError as exc:  # PortAudio library missing
-        raise DeviceError(f"no sound output ({exc}).") from None
-    try:
-        sd.play(samples, rate)
-        sd.wait()
-    except Exception as exc:  # PortAudioError and friends
-        raise DeviceError(f"cannot play sound ({exc}); `voicehost devices` lists the output "
-                          "devices and --output-device picks one.") from None
+class DevicePlayer:
+    """Plays samples on one output device (``None``: the default one) and waits for the end.
+
+    ``latency`` is the output latency the card reports for such a stream
+    (``sounddevice.play`` opens it with PortAudio's "high" latency): the
+    least time from handing it a line to the line being played. It is read
+    once, on first use; 0 when the card cannot say.
+    """
+
+    def __init__(self, device: int | str | None = None):
+        self.device: int | str | None = (int(device) if isinstance(device, str)
+                                         and device.strip().isdigit() else device)
+        self._latency: float | None = None
+
+    def check(self) -> "DevicePlayer":
+        """Resolve a named or numbered device now: a one-line error listing the outputs if none matches."""
+        from voicehost.commands.devices import find_output_device
+
+        if self.device is not None:
+            self.device = find_output_device(self.device)
+        return self
+
+    @property
+    def latency(self) -> float:
+        if self._latency is None:
+            self._latency = 0.0
+            try:
+                import sounddevice as sd
+
+                info = sd.query_devices(self.device, "output")
+                self._latency = float(info["default_high_output_latency"])
+            except Exception:  # no PortAudio, no such device: playing will say so
+                pass
+        return self._latency
+
+    def __call__(self, samples: np.ndarray, rate: int) -> None:
+        try:
+            import sounddevice as sd
+        except OSError as exc:  # PortAudio library missing
+            raise DeviceError(f"no sound output ({exc}).") from None
+        try:
+            sd.play(samples, rate, device=self.device)
+            sd.wait()
+        except Exception as exc:  # PortAudioError and friends
+            where = "" if self.device is None else f" on output device {self.device!r}"
+            raise DeviceError(f"cannot play sound{where} ({exc}); `voicehost devices` lists the "
+                              "output devices and --output-device picks one.") from None
+
+
+_DEFAULT_PLAYER = DevicePlayer()
