@@ -186,13 +186,33 @@ def test_calibration_latency_defaults_to_zero_and_reads_the_user_config(tmp_path
     assert settings.calibration_latency() == 0.0
 
 
-def test_keyboard_stamps_are_moved_forward_by_the_latency():
-    # The newest block is `latency` old when the key is read: the key came later.
-    host = DrakkarHost(_state(["rower:red"] * 16), Announcer(quiet=True, silent=True),
-                       latency=0.1, intro=False)
-    host.declare(Declaration(2.0, None, "rower:red", 1, source="keyboard"))
-    host.declare(Declaration(3.0, "ann", "rower:red", 1, source="sidecar"))
-    assert [d.t for d in host._pending] == [2.1, 3.0]
+def test_a_key_is_stamped_when_it_is_pressed_not_when_the_loop_gets_to_it():
+    """The live loop reads the keys between blocks of audio (0.1 s or more
+    apart). A key pressed at 1.0 s on the microphone's clock and read by the
+    loop at 1.3 s is a play at 1.0 s: stamped at 1.3 s, its card's slap
+    (heard around 0.9 s) was more than 250 ms away and did not time it."""
+    import os
+    import time
+
+    from voicehost.hosts.drakkar_run import Keyboard
+
+    master, slave = os.openpty()
+    now = [1.0]
+    with os.fdopen(slave, "r") as terminal, Keyboard(lambda: now[0], terminal) as keyboard:
+        for key in (b"k", b"2"):
+            os.write(master, key)
+            deadline = time.monotonic() + 10
+            while keyboard.keys.qsize() < (2 if key == b"2" else 1):
+                assert time.monotonic() < deadline, "the keyboard never read the key"
+                time.sleep(0.01)
+            now[0] += 0.15  # the key's thread took it; the loop is still on its block
+        got = list(keyboard.pending())
+    os.close(master)
+    assert got == [("k", 1.0), ("2", 1.15)]
+    parser = KeyParser()
+    assert parser.feed(*got[0]) is None
+    decl = parser.feed(*got[1])
+    assert (decl.card, decl.slot, decl.t, decl.source) == ("kraken", 2, 1.15, "keyboard")
 
 
 def test_large_view_shows_song_ship_turn_and_hands_as_text():

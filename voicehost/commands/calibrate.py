@@ -8,9 +8,9 @@ host listens, and cross-correlates what came back (see
 is narrowband (nothing above 4 kHz: a Bluetooth headset in call mode), which
 hides the "T" of Tum and the slap of a card from the onset detector. The
 result goes into the user's settings (:mod:`voicehost.hosts.settings`), where
-the Drakkar host reads the latency, both games' voices mute the microphone
-that much longer after each line (a speaker that plays late must not be
-heard by the host), and both games read the bandwidth.
+both games' voices read the latency (they mute the microphone that much
+longer after each line: a speaker that plays late must not be heard by the
+host) and both games read the bandwidth.
 
 :class:`PlayWhileListening` is the measuring loop; the loopback tests and
 ``python -m bench soak`` reuse it to play recordings into a sound card while

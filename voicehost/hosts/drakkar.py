@@ -36,12 +36,12 @@ Decisions where the issue and design leave room (documented in the README):
 * **Discards owed** (Inhospitable Island): a declared discard is applied;
   if the next play comes first, the rules' default discards are applied and
   journalled, and the host says who dropped a card.
-* **Latency.** A live key press is stamped with the clock of the newest
-  block, and the newest block is already that much in the past when the key
-  is read: the sound card's latency. The latency measured by ``voicehost
-  calibrate`` (its round trip, an upper bound of the input side) is added to
-  keyboard stamps before judging. A recording's sidecar times are exact, so
-  no latency applies there.
+* **Key presses** are stamped with the microphone's sample clock the moment
+  the keyboard is read (:class:`~voicehost.hosts.drakkar_run.Keyboard`), as
+  a phone's tap is. The round trip ``voicehost calibrate`` measures is not
+  added: it holds the speaker's delay too, a quarter of a second for a
+  Bluetooth speaker, and a key stamped that late lost its card's slap (the
+  judge looks for it within 250 ms).
 * **Voice declarations** ("kraken two" right after the slap, with
   ``--declare voice``; :mod:`voicehost.hosts.drakkar_voice`): the table
   stops singing at every play and the host checks the card with its player
@@ -166,9 +166,6 @@ class DrakkarHost:
         is appended (fsync'd) before the host acts on it.
     windows
         Judge windows: "normal", "easy", "hard" or a half-width in ms.
-    latency
-        Seconds added to keyboard stamps (calibration: how far the newest
-        block lags the moment a key is read).
     resume_events
         Journal events already decided (resuming a recording): the plays are
         taken from here, silently, until they are used up.
@@ -177,7 +174,7 @@ class DrakkarHost:
     """
 
     def __init__(self, state: DrakkarState, announcer: Announcer, journal=None,
-                 windows: str | float = "normal", latency: float = 0.0,
+                 windows: str | float = "normal",
                  rate: int = 16000, resume_events: Sequence[dict] | None = None,
                  mute=None, intro: bool = True, resume_state: DrakkarState | None = None):
         from voicehost.audio.chant import ChantTracker
@@ -186,7 +183,6 @@ class DrakkarHost:
         self.state = state
         self.announcer = announcer
         self.journal = journal
-        self.latency = float(latency)
         self.rate = rate
         self.mute = mute
         self.detector = OnsetDetector(rate=rate, mute=mute, faint=True)
@@ -247,9 +243,6 @@ class DrakkarHost:
 
     def declare(self, decl: Declaration) -> None:
         """Queue a declaration (sidecar, keyboard); it is judged when its audio is in."""
-        if decl.source == "keyboard" and self.latency:
-            decl = Declaration(decl.t + self.latency, decl.player, decl.card,
-                               decl.slot, decl.type, decl.source)
         if decl.player and decl.player.startswith("#seat"):
             seat = int(decl.player[5:])
             if seat >= len(self.state.players):

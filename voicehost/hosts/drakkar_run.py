@@ -13,7 +13,7 @@ import queue
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TextIO
 
 from voicehost.errors import DeviceError, RecordError, VoicehostError
 from voicehost.games import drakkar
@@ -245,44 +245,62 @@ def device_line(event: Any, song: str) -> str | None:
 
 
 class Keyboard:
-    """Key presses from the terminal, one character at a time, on a thread."""
+    """Key presses from the terminal, one character at a time, on a thread.
 
-    def __init__(self) -> None:
-        if not sys.stdin.isatty():
+    Each key is stamped with ``clock()`` (the microphone's sample clock now)
+    the moment the thread reads it. The loop only gets to the keys between
+    blocks of audio, a block (0.1 s) or more after they were pressed: stamped
+    then, a play typed right after its card lost the card (the judge looks
+    for it within 250 ms of the declaration).
+    """
+
+    def __init__(self, clock: Callable[[], float], stream: TextIO | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stdin
+        if not self.stream.isatty():
             raise DeviceError("live play reads declarations from the keyboard, but standard "
                               "input is not a terminal; run it in a terminal.")
-        self.keys: "queue.Queue[str]" = queue.Queue()
+        self.clock = clock
+        self.keys: "queue.Queue[tuple[str, float]]" = queue.Queue()
         self._old = None
         self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def __enter__(self) -> "Keyboard":
         import termios
         import tty
 
-        fd = sys.stdin.fileno()
+        fd = self.stream.fileno()
         self._old = termios.tcgetattr(fd)
         tty.setcbreak(fd)
-        threading.Thread(target=self._read, daemon=True).start()
+        self._thread = threading.Thread(target=self._read, daemon=True, name="voicehost-keys")
+        self._thread.start()
         return self
 
     def _read(self) -> None:
+        import os
         import select
 
-        while not self._stop.is_set():
-            ready, _, _ = select.select([sys.stdin], [], [], 0.1)
-            if ready:
-                ch = sys.stdin.read(1)
-                if ch:
-                    self.keys.put(ch)
+        fd = self.stream.fileno()
+        try:
+            while not self._stop.is_set():
+                ready, _, _ = select.select([fd], [], [], 0.1)
+                if ready:
+                    t = self.clock()
+                    for ch in os.read(fd, 64).decode(errors="ignore"):
+                        self.keys.put((ch, t))
+        except (OSError, ValueError):  # the terminal went away: no more keys
+            return
 
     def __exit__(self, *exc: object) -> None:
         import termios
 
         self._stop.set()
+        if self._thread is not None:
+            self._thread.join(1.0)
         if self._old is not None:
-            termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, self._old)
+            termios.tcsetattr(self.stream.fileno(), termios.TCSADRAIN, self._old)
 
-    def pending(self) -> Iterator[str]:
+    def pending(self) -> Iterator[tuple[str, float]]:
         while True:
             try:
                 yield self.keys.get_nowait()
@@ -318,15 +336,15 @@ def run_live(host: DrakkarHost, mic, view=None, blocks=None, phones=None) -> Dra
     keyboard_ok = sys.stdin.isatty()
     if keyboard_ok:
         host.say(key_help() + " Q quits.", host.clock, "hint")
-    with (Keyboard() if keyboard_ok else NoKeyboard()) as keyboard:
+    with (Keyboard(mic.now) if keyboard_ok else NoKeyboard()) as keyboard:
         try:
             for block in (blocks if blocks is not None else mic.blocks()):
-                for key in keyboard.pending():
+                for key, t in keyboard.pending():
                     if key in ("q", "Q"):
                         host.say("The host stops here; resume with voicehost resume.",
                                  host.clock, "end")
                         return host.result()
-                    out = parser.feed(key, host.clock)
+                    out = parser.feed(key, t)
                     if isinstance(out, str):
                         host.say(out, host.clock, "hint")
                     elif out is not None:
@@ -352,7 +370,6 @@ def run_live(host: DrakkarHost, mic, view=None, blocks=None, phones=None) -> Dra
 
 def _live(args, players, state=None, journal=None, resumed: bool = False) -> int:
     from voicehost.audio.mute import MuteWindows
-    from voicehost.hosts.settings import calibration_latency
     from voicehost.journal import Journal
 
     from voicehost.companion.launch import wants_phones
@@ -408,7 +425,7 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
     phones = None
     try:
         host = DrakkarHost(state, announcer, journal, windows=args.windows,
-                           latency=calibration_latency(), rate=mic.rate, mute=mute,
+                           rate=mic.rate, mute=mute,
                            intro=False)
         holder["host"] = host
         if resumed:

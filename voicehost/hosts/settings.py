@@ -76,11 +76,12 @@ def _number(key: str, default: float) -> float:
 def calibration_latency() -> float:
     """Latency measured by calibration, in seconds (0 when never calibrated).
 
-    The newest block of microphone audio is this much in the past when a key
-    is read; the Drakkar host adds it to keyboard stamps before judging. It
-    is also how late the microphone hears what the sound card is handed, so
-    the host's voice mutes each line that much longer (:func:`default_voice
-    <voicehost.hosts.announce.default_voice>`).
+    The round trip from handing the sound card a sound to the microphone
+    hearing it: the host's voice mutes each line that much longer
+    (:func:`default_voice <voicehost.hosts.announce.default_voice>`), so a
+    speaker that plays late is not heard by the host. It holds the speaker's
+    delay, so it says nothing of when a key was pressed: keys are stamped
+    with the microphone's clock as they are read.
     """
     value = _number("latency", 0.0)
     return value if 0.0 <= value < 2.0 else 0.0
