@@ -208,11 +208,13 @@ class _TimedVoice:
         return 0.3 + len(text) / 14.0
 
 
-def _hosted_under_its_voice(name: str, until: float = float("inf"), source: str = "sidecar"):
+def _hosted_under_its_voice(name: str, until: float = float("inf"), source: str = "sidecar",
+                            voice: bool = True, declared=None):
     """Host the recorded game ``name`` up to ``until`` seconds as live: each line the
     host speaks masks the microphone as long as espeak-ng would say it (routine lines
-    shown only), each play declared from ``source``. Returns the host, its announcer
-    and the mute windows."""
+    shown only; with ``voice=False`` nothing masks it), each play declared from
+    ``source`` (or as ``declared`` makes each of the sidecar's). Returns the host, its
+    announcer and the mute windows."""
     from dataclasses import replace
 
     from voicehost.audio.mute import MuteWindows
@@ -223,13 +225,14 @@ def _hosted_under_its_voice(name: str, until: float = float("inf"), source: str 
     wav, side_path, _ = paths(name)
     side = load_sidecar(side_path)
     mute = MuteWindows()
-    announcer = Announcer(voice=_TimedVoice(), mute=mute, stream=open("/dev/null", "w"))
+    announcer = Announcer(voice=_TimedVoice() if voice else None, mute=mute,
+                          stream=open("/dev/null", "w"))
     announcer.speak = lambda line: line.kind != "play"
     audio = FileSource(wav)
     host = DrakkarHost(state_for(side.setup, None, 0), announcer, None, rate=audio.rate,
                        mute=mute, intro=False)
     for decl in side.declarations:
-        host.declare(replace(decl, source=source))
+        host.declare(declared(decl) if declared else replace(decl, source=source))
     for block in audio.blocks():
         if block.start / block.rate > until:
             return host, announcer, mute
@@ -289,3 +292,30 @@ def test_a_phone_tap_under_the_hosts_voice_times_its_play():
     warrior = {round(p.verdict.declared_t, 2): p for p in host.plays}[11.29]
     assert mute.covers(11.2)
     assert warrior.verdict.timed_by == "declaration" and warrior.verdict.verdict == "late"
+
+
+@pytest.mark.parametrize("name", ["win", "whirlpool"])
+def test_a_play_typed_after_its_card_is_timed_by_the_card(name):
+    """On the keyboard a play is two keys. A player who slaps the card and then types
+    "k", "2" presses the card key about 0.15 s after the card and the section 0.45 s
+    after it, beyond the 250 ms in which the judge looks for the card. The card is
+    looked for near the key that began the declaration too: each play of the game,
+    typed so, is judged as when declared right after its card. Timed by its section
+    key alone, a play on the beat was "late". (The loss game's table stops singing
+    when its host says "Too late", 0.1 s after the card: it cannot wait for keys.)"""
+    from dataclasses import replace
+
+    def typed(began):
+        return lambda d: replace(d, t=d.t + 0.33, began=began(d), source="keyboard")
+
+    def verdicts(host):
+        return [(p.card, p.verdict.verdict, round(p.verdict.t, 3)) for p in host.plays]
+
+    declared, _, _ = _hosted_under_its_voice(name, voice=False)
+    right_after = typed(lambda d: d.t + 0.03)
+    host, _, _ = _hosted_under_its_voice(name, voice=False, declared=right_after)
+    assert verdicts(host) == verdicts(declared)
+    assert {p.verdict.timed_by for p in host.plays} == {"slap"}
+    # The section key alone is too far from the card: the play is late.
+    host, _, _ = _hosted_under_its_voice(name, voice=False, declared=typed(lambda d: None))
+    assert [p.verdict.verdict for p in host.plays][0] == "late"

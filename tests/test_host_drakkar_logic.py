@@ -136,6 +136,7 @@ def test_key_parser_takes_a_card_key_then_a_section():
     assert keys.feed("k", 1.0) is None
     decl = keys.feed("2", 1.2)
     assert (decl.card, decl.slot, decl.t, decl.player) == ("kraken", 2, 1.2, None)
+    assert decl.began == 1.0  # the card key: the card may have been slapped nearer it
     assert isinstance(keys.feed("3", 2.0), str)  # a section with no card first: a hint
     keys.feed("@", 3.0)
     keys.feed("r", 3.0)
@@ -212,7 +213,8 @@ def test_a_key_is_stamped_when_it_is_pressed_not_when_the_loop_gets_to_it():
     parser = KeyParser()
     assert parser.feed(*got[0]) is None
     decl = parser.feed(*got[1])
-    assert (decl.card, decl.slot, decl.t, decl.source) == ("kraken", 2, 1.15, "keyboard")
+    assert (decl.card, decl.slot, decl.began, decl.t, decl.source) == (
+        "kraken", 2, 1.0, 1.15, "keyboard")
 
 
 def test_large_view_shows_song_ship_turn_and_hands_as_text():

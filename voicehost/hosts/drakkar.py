@@ -71,7 +71,7 @@ from __future__ import annotations
 import bisect
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -248,8 +248,7 @@ class DrakkarHost:
             if seat >= len(self.state.players):
                 self.say(f"There is no seat {seat + 1}.", decl.t, "refusal")
                 return
-            decl = Declaration(decl.t, self.state.players[seat], decl.card, decl.slot,
-                               decl.type, decl.source)
+            decl = replace(decl, player=self.state.players[seat])
         self._pending.append(decl)
         self._pending.sort(key=lambda d: d.t)
 
@@ -434,8 +433,7 @@ class DrakkarHost:
         if decl.type == DISCARD or self.phase(decl.t)[0] != GAME:
             return
         if decl.player is None:  # a key press: the active player's
-            decl = Declaration(decl.t, self.state.turn, decl.card, decl.slot, decl.type,
-                               decl.source)
+            decl = replace(decl, player=self.state.turn)
         card = self._card(decl, quiet=True)
         if card is None or drakkar.check_play(self.state, decl.player, card, decl.slot):
             return
@@ -507,8 +505,7 @@ class DrakkarHost:
 
     def _on_declaration(self, decl: Declaration) -> None:
         if decl.player is None:
-            decl = Declaration(decl.t, self.state.turn, decl.card, decl.slot, decl.type,
-                               decl.source)
+            decl = replace(decl, player=self.state.turn)
         if decl.type == DISCARD:
             self._on_discard(decl)
             return
@@ -546,6 +543,11 @@ class DrakkarHost:
             verdict = _verdict_from(journalled)
         else:
             verdict = self._judge(decl.t, card_before=decl.source != "phone")
+            if decl.began is not None and verdict.timed_by == "declaration":
+                # Its card may be nearer the key that began it (see Declaration).
+                first = self._judge(decl.began)
+                if first.timed_by == "slap":
+                    verdict = first
             if (verdict.verdict in ("early", "late") and verdict.timed_by != "deaf"
                     and self.tracker.unsure and not self._deaf_at(verdict.t)):
                 # A card heard after the host's voice, judged on bars gone on under
@@ -558,7 +560,9 @@ class DrakkarHost:
                 return
             timing = drakkar.ON_BEAT if verdict.verdict == "on_beat" else drakkar.OFF_BEAT
             event = drakkar.play_event(decl.player, card, decl.slot, timing)
-            event.update({"t": round(verdict.t, 4), "declared_t": round(decl.t, 4),
+            # declared_t: the time judged from (a key-typed play's card key, when
+            # its card was heard near that), so `voicehost judge` gives the same.
+            event.update({"t": round(verdict.t, 4), "declared_t": round(verdict.declared_t, 4),
                           "verdict": verdict.verdict,
                           "offset_ms": None if verdict.offset_ms is None
                           else round(verdict.offset_ms, 1),

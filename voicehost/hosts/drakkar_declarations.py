@@ -50,6 +50,10 @@ class Declaration:
 
     ``card`` is as declared: a record name ("rower:red"), a spoken name
     ("red rower") or a bare kind ("rower") resolved against the hand.
+    ``began`` is when a declaration of several keys began (its card key),
+    ``t`` when it was complete (its section): a player who slaps the card
+    and then types "k", "2" presses the section a third of a second or more
+    after the card, and the card key may come before the slap instead.
     """
 
     t: float
@@ -58,6 +62,7 @@ class Declaration:
     slot: int | None = None
     type: str = PLAY
     source: str = "sidecar"
+    began: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"t": round(self.t, 4), "type": self.type,
@@ -195,6 +200,7 @@ class KeyParser:
 
     card: str | None = None
     seat: int | None = None
+    card_t: float | None = None  # when the card key was pressed
 
     SEATS = {"!": 0, "@": 1, "#": 2, "$": 3}
 
@@ -208,13 +214,13 @@ class KeyParser:
             return None
         k = key.lower()
         if k in KEYS:
-            self.card = KEYS[k]
+            self.card, self.card_t = KEYS[k], t
             return None
         if k in ("1", "2", "3") and self.card is not None:
             card, seat = self.card, self.seat
             self.card = self.seat = None
             player = None if seat is None else f"#seat{seat}"
-            return Declaration(t, player, card, int(k), PLAY, "keyboard")
+            return Declaration(t, player, card, int(k), PLAY, "keyboard", began=self.card_t)
         if k in ("1", "2", "3"):
             return "Press the card's key first, then the section."
         return None
