@@ -221,3 +221,97 @@ def test_registration_by_voice_never_hears_the_hosts_own_voice(pulse, tmp_path):
         finally:
             host.kill()
             host.wait()
+
+
+def _typed_game(cmd: list[str], env: dict, wav: Path, plays: list[tuple[float, str]],
+                out: Path) -> int:
+    """Run the host ``cmd`` in a terminal (a pty) while ``wav`` plays into the loopback,
+    typing each play's keys ``(t, keys)`` at ``t`` seconds into the file. What the host
+    printed goes to ``out``; returns its exit code."""
+    import threading
+    import time
+
+    master, slave = os.openpty()  # a terminal: the host reads keys only from one
+    host = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env,
+                            start_new_session=True)
+    os.close(slave)
+    printed = bytearray()
+
+    def read() -> None:
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:
+                return
+            if not data:
+                return
+            printed.extend(data)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 30
+        while b"Q quits." not in printed:  # the host reads the keyboard now
+            assert host.poll() is None and time.monotonic() < deadline, printed.decode()
+            time.sleep(0.05)
+        start = time.monotonic()
+        player = subprocess.Popen(["paplay", str(wav)], env=env)
+        for t, keys in plays:
+            time.sleep(max(0.0, start + t - time.monotonic()))
+            os.write(master, keys.encode())
+        player.wait(timeout=90)
+        host.wait(timeout=30)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+        reader.join(5)
+        os.close(master)
+        out.write_bytes(bytes(printed))
+    return host.returncode
+
+
+def test_a_whole_game_typed_on_the_keyboard_through_a_real_microphone(pulse, tmp_path):
+    """The default way to play: the table sings into the microphone, each player
+    slaps the card and types it (the seat, the card's key, the section) about 0.12 s
+    after. The host runs in a terminal and stamps each key on the microphone's clock:
+    the game goes as the recording's truth says."""
+    from loopback import played_whole_or_again
+
+    from voicehost.audio.sources import FileSource
+    from voicehost.hosts.drakkar_declarations import KEYS
+    from voicehost.journal import read_journal
+
+    wav = GAMES / "drakkar_loss.wav"
+    side = json.loads((GAMES / "drakkar_loss.declarations.json").read_text())
+    truth = json.loads((GAMES / "drakkar_loss.truth.json").read_text())
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps(side["setup"]))
+    key_of = {card: key for key, card in KEYS.items()}
+    seat_keys = "!@#$"
+    plays = [(d["t"], seat_keys[side["setup"]["players"].index(d["player"])]
+              + key_of[d["card"]] + str(d["slot"])) for d in side["declarations"]]
+    expected = [[e["player"], e["card"], e["slot"], e["timing"]] for e in truth["record"]["events"]]
+    env = {**os.environ, "PULSE_SINK": pulse.sink, "PULSE_SOURCE": pulse.source,
+           "VOICEHOST_CONFIG_DIR": str(tmp_path / "config")}
+
+    def play(attempt: int) -> tuple[dict, Path]:
+        heard, journal = tmp_path / f"heard{attempt}.wav", tmp_path / f"game{attempt}.jsonl"
+        out = tmp_path / f"out{attempt}.txt"
+        code = _typed_game([sys.executable, "-m", "voicehost", "drakkar", "--setup", str(setup),
+                            "--input-device", "pulse", "--quiet", "--journal", str(journal),
+                            "--record-input", str(heard)], env, wav, plays, out)
+        events = read_journal(journal)[1] if journal.exists() else []
+        return {"code": code, "said": out.read_text(errors="replace"),
+                "plays": [e for e in events if e.get("type") == "play"]}, heard
+
+    def check(got: dict) -> None:
+        assert got["code"] == 0, got["said"]
+        assert [[e["player"], e["card"], e["slot"], e["timing"]] for e in got["plays"]] \
+            == expected, got["said"]
+
+    got = played_whole_or_again(play, check, FileSource(wav).read())
+    assert "Too late, Bo keeps the card but draws none." in got["said"]
+    assert "The voyage is lost." in got["said"]
+    assert {e["source"] for e in got["plays"]} == {"keyboard"}
+    assert {e["timed_by"] for e in got["plays"]} == {"slap"}
