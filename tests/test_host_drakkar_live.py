@@ -224,13 +224,25 @@ def test_registration_by_voice_never_hears_the_hosts_own_voice(pulse, tmp_path):
 
 
 def _typed_game(cmd: list[str], env: dict, wav: Path, plays: list[tuple[float, str]],
-                out: Path) -> int:
+                heard: Path, out: Path) -> int:
     """Run the host ``cmd`` in a terminal (a pty) while ``wav`` plays into the loopback,
-    typing each play's keys ``(t, keys)`` at ``t`` seconds into the file. What the host
-    printed goes to ``out``; returns its exit code."""
+    typing each play's keys ``(t, keys)`` at ``t`` seconds into the file. ``cmd``
+    records what the host hears to ``heard``; what it printed goes to ``out``.
+    Returns the host's exit code (-9: killed, the game never ended).
+
+    The file is played by an output stream already running, once the host's
+    recording grows (its microphone delivers): a new stream on the loopback, or
+    paplay, takes up to a second to start, and keys typed by the clock from
+    there came a second before their cards."""
     import threading
     import time
 
+    import numpy as np
+    import sounddevice as sd
+
+    from voicehost.audio.sources import FileSource
+
+    audio = FileSource(wav).read().reshape(-1, 1)
     master, slave = os.openpty()  # a terminal: the host reads keys only from one
     host = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env,
                             start_new_session=True)
@@ -249,19 +261,32 @@ def _typed_game(cmd: list[str], env: dict, wav: Path, plays: list[tuple[float, s
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
+    speaker = sd.OutputStream(samplerate=16000, channels=1, dtype="float32", latency="low")
+    speaker.start()
     try:
         deadline = time.monotonic() + 30
-        while b"Q quits." not in printed:  # the host reads the keyboard now
+        sizes: list[int] = []
+        while len(sizes) < 3 or not sizes[-1] > sizes[-3] > 0:
+            # The host reads the keyboard, and its recording grows: it hears.
             assert host.poll() is None and time.monotonic() < deadline, printed.decode()
-            time.sleep(0.05)
-        start = time.monotonic()
-        player = subprocess.Popen(["paplay", str(wav)], env=env)
+            speaker.write(np.zeros((1600, 1), dtype=np.float32))  # 0.1 s: the stream runs
+            if b"Q quits." in printed and heard.exists():
+                sizes.append(heard.stat().st_size)
+        start = time.monotonic() + speaker.latency
+        player = threading.Thread(target=speaker.write, args=(audio,), daemon=True)
+        player.start()
         for t, keys in plays:
             time.sleep(max(0.0, start + t - time.monotonic()))
             os.write(master, keys.encode())
-        player.wait(timeout=90)
-        host.wait(timeout=30)
+        player.join(90)
+        speaker.write(np.zeros((8000, 1), dtype=np.float32))
+        try:
+            host.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # the game never ended: say so, as a failed check
+            printed.extend(b"\n(the host was still playing 30 s after the recording ended)")
     finally:
+        speaker.stop()
+        speaker.close()
         if host.poll() is None:
             host.kill()
             host.wait()
@@ -300,7 +325,7 @@ def test_a_whole_game_typed_on_the_keyboard_through_a_real_microphone(pulse, tmp
         out = tmp_path / f"out{attempt}.txt"
         code = _typed_game([sys.executable, "-m", "voicehost", "drakkar", "--setup", str(setup),
                             "--input-device", "pulse", "--quiet", "--journal", str(journal),
-                            "--record-input", str(heard)], env, wav, plays, out)
+                            "--record-input", str(heard)], env, wav, plays, heard, out)
         events = read_journal(journal)[1] if journal.exists() else []
         return {"code": code, "said": out.read_text(errors="replace"),
                 "plays": [e for e in events if e.get("type") == "play"]}, heard

@@ -69,6 +69,29 @@ def synthesize(text: str, voice: str = "en-us", speed: int = 165, pitch: int = 5
     return samples
 
 
+#: Below the line's loudest sample by this much (dB), its end is silence.
+SILENT_DB = 50.0
+#: Seconds kept after the line's last sound (the fade of its last phoneme).
+KEEP_AFTER = 0.02
+
+
+def _without_trailing_silence(samples: np.ndarray, rate: int) -> np.ndarray:
+    """``samples`` cut :data:`KEEP_AFTER` after the last sound.
+
+    espeak-ng ends every line with a third of a second of silence. Played
+    and muted with it, the microphone stayed deaf that long after the host
+    had finished (0.6 s with the echo's tail), and a player who answered
+    "Blue" 0.3 s after "Red, who do you accuse?", as people do, lost the
+    start of the word: 7 of 30 recorded colours were recognised so, 26 now,
+    29 said 0.9 s after (test_speech_listener).
+    """
+    level = np.abs(samples)
+    if not len(level) or level.max() <= 0:
+        return samples
+    loud = np.flatnonzero(level > level.max() * 10.0 ** (-SILENT_DB / 20.0))
+    return samples[: min(len(samples), int(loud[-1]) + 1 + int(KEEP_AFTER * rate))]
+
+
 @dataclass
 class Voice:
     """Speaks for the host.
@@ -123,7 +146,8 @@ class Voice:
         if self.quiet:
             self._print(text)
             return 0.0
-        samples = synthesize(text, self.voice, self.speed, rate=self.rate)
+        samples = _without_trailing_silence(synthesize(text, self.voice, self.speed, rate=self.rate),
+                                            self.rate)
         duration = len(samples) / self.rate
         if self.wav is not None:
             self.mute.add(at, at + duration)
@@ -196,13 +220,21 @@ class DevicePlayer:
             import sounddevice as sd
         except OSError as exc:  # PortAudio library missing
             raise DeviceError(f"no sound output ({exc}).") from None
+        # Some host APIs (ALSA's pulse plugin) drop what is still buffered
+        # when the stream stops: the line's last 10 ms went unheard. Silence
+        # after it is dropped instead (it needs no mute: nothing is heard).
+        pad = np.zeros(int((self.latency + PAD) * rate), dtype=np.float32)
         try:
-            sd.play(samples, rate, device=self.device)
+            sd.play(np.concatenate([np.asarray(samples, dtype=np.float32), pad]), rate,
+                    device=self.device)
             sd.wait()
         except Exception as exc:  # PortAudioError and friends
             where = "" if self.device is None else f" on output device {self.device!r}"
             raise DeviceError(f"cannot play sound{where} ({exc}); `voicehost devices` lists the "
                               "output devices and --output-device picks one.") from None
 
+
+#: Seconds of silence played after a line, beyond the card's latency (see DevicePlayer).
+PAD = 0.05
 
 _DEFAULT_PLAYER = DevicePlayer()
