@@ -12,8 +12,9 @@ lag, nearly sample for sample.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -94,3 +95,23 @@ def played_whole_or_again(play: Callable[[int], tuple[Any, Path]], check: Callab
     if lost:
         print("played again after the loopback lost audio:", *lost, sep="\n")
     return result
+
+
+@contextlib.contextmanager
+def slow_speaker(pulse: Any, delay_ms: int) -> Iterator[str]:
+    """A sink that plays into the loopback's sink ``delay_ms`` late (PulseAudio's
+    ``module-loopback``, which lands somewhat later than asked): a Bluetooth speaker
+    plays 0.2 to 0.3 s late, a network one a second or two. Yields its name."""
+    sink = f"{pulse.sink}_slow{delay_ms}"
+    modules = []
+    try:
+        for args in (["module-null-sink", f"sink_name={sink}", "rate=48000"],
+                     ["module-loopback", f"source={sink}.monitor", f"sink={pulse.sink}",
+                      f"latency_msec={delay_ms}"]):
+            done = pulse.pactl("load-module", *args)
+            assert done.returncode == 0, f"cannot load {args[0]}: {done.stderr.strip()}"
+            modules.append(done.stdout.strip())
+        yield sink
+    finally:
+        for module in reversed(modules):
+            pulse.pactl("unload-module", module)

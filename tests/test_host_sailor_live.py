@@ -170,15 +170,9 @@ def speaker(request, pulse, tmp_path):
     if request.param == "speaker":
         yield env
         return
-    sink = f"{pulse.sink}_slow"
-    modules = []
-    try:
-        for args in (["module-null-sink", f"sink_name={sink}", "rate=48000"],
-                     ["module-loopback", f"source={sink}.monitor", f"sink={pulse.sink}",
-                      f"latency_msec={SLOW_MS}"]):
-            done = pulse.pactl("load-module", *args)
-            assert done.returncode == 0, f"cannot load {args[0]}: {done.stderr.strip()}"
-            modules.append(done.stdout.strip())
+    from loopback import slow_speaker
+
+    with slow_speaker(pulse, SLOW_MS) as sink:
         env["PULSE_SINK"] = sink
         done = subprocess.run([sys.executable, "-m", "voicehost", "calibrate", "--input-device",
                                "pulse", "--output-device", "pulse", "--json"],
@@ -186,9 +180,6 @@ def speaker(request, pulse, tmp_path):
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["latency_ms"] > SLOW_MS * 0.8, done.stdout
         yield env
-    finally:
-        for module in reversed(modules):
-            pulse.pactl("unload-module", module)
 
 
 def test_registration_by_voice_never_hears_the_hosts_own_voice(tmp_path, pulse, speaker):

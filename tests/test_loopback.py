@@ -307,3 +307,24 @@ def test_spoken_answer_through_the_sound_card_is_recognised_the_same(calibrated,
     assert answers[0]["choice"] == "blue"
     assert answers[1]["choice"] == answers[0]["choice"]
     assert abs(answers[1]["confidence"] - answers[0]["confidence"]) < 0.3
+
+
+def test_calibrate_measures_a_network_speakers_delay(pulse, tmp_path, monkeypatch):
+    """A network speaker (AirPlay, a casting dongle) plays about two seconds
+    late. Calibration finds that delay, all clicks at one lag, and the host's
+    voice then mutes each line that much longer; it looked only 1 s far."""
+    from loopback import slow_speaker
+
+    with slow_speaker(pulse, 1800) as sink:
+        env = {**_env(tmp_path), "PULSE_SINK": sink, "PULSE_SOURCE": pulse.source}
+        done = subprocess.run([*VOICEHOST, "calibrate", "--input-device", "pulse",
+                               "--output-device", "pulse", "--json"],
+                              capture_output=True, text=True, env=env, timeout=90)
+    assert done.returncode == 0, done.stderr
+    measured = json.loads(done.stdout)
+    assert 1800 <= measured["latency_ms"] <= 2500, measured
+    assert measured["clicks"] == 8 and measured["jitter_ms"] < 1.0, measured
+    from voicehost.hosts import settings
+
+    monkeypatch.setenv("VOICEHOST_CONFIG_DIR", str(tmp_path))
+    assert settings.calibration_latency() == pytest.approx(measured["latency_ms"] / 1000, abs=1e-4)

@@ -84,7 +84,7 @@ def calibration_latency() -> float:
     with the microphone's clock as they are read.
     """
     value = _number("latency", 0.0)
-    return value if 0.0 <= value < 2.0 else 0.0
+    return value if 0.0 <= value <= 3.0 else 0.0
 
 
 def noise_floor() -> float | None:
