@@ -13,6 +13,9 @@ lag, nearly sample for sample.
 from __future__ import annotations
 
 import contextlib
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -115,3 +118,12 @@ def slow_speaker(pulse: Any, delay_ms: int) -> Iterator[str]:
     finally:
         for module in reversed(modules):
             pulse.pactl("unload-module", module)
+
+
+def calibrated_on(env: dict[str, str], timeout: float = 60) -> dict[str, Any]:
+    """What ``voicehost calibrate --json`` measured on the "pulse" devices that ``env`` routes."""
+    done = subprocess.run([sys.executable, "-m", "voicehost", "calibrate", "--input-device",
+                           "pulse", "--output-device", "pulse", "--json"],
+                          capture_output=True, text=True, env=env, timeout=timeout)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)

@@ -170,15 +170,12 @@ def speaker(request, pulse, tmp_path):
     if request.param == "speaker":
         yield env
         return
-    from loopback import slow_speaker
+    from loopback import calibrated_on, slow_speaker
 
     with slow_speaker(pulse, SLOW_MS) as sink:
         env["PULSE_SINK"] = sink
-        done = subprocess.run([sys.executable, "-m", "voicehost", "calibrate", "--input-device",
-                               "pulse", "--output-device", "pulse", "--json"],
-                              capture_output=True, text=True, env=env, timeout=60)
-        assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["latency_ms"] > SLOW_MS * 0.8, done.stdout
+        measured = calibrated_on(env)
+        assert measured["latency_ms"] > SLOW_MS * 0.8, measured
         yield env
 
 

@@ -82,12 +82,10 @@ def _env(config: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def calibrated(pulse, tmp_path_factory) -> dict:
     """``voicehost calibrate`` against the loopback; the settings folder it wrote to."""
+    from loopback import calibrated_on
+
     config = tmp_path_factory.mktemp("config")
-    done = subprocess.run([*VOICEHOST, "calibrate", "--input-device", "pulse",
-                           "--output-device", "pulse", "--json"],
-                          capture_output=True, text=True, env=_env(config), timeout=60)
-    assert done.returncode == 0, done.stderr
-    measured = json.loads(done.stdout)
+    measured = calibrated_on(_env(config))
     stored = json.loads((config / "config.json").read_text())
     print(f"\ncalibrate on the loopback: {measured}")
     return {"config": config, "measured": measured, "stored": stored}
@@ -313,15 +311,11 @@ def test_calibrate_measures_a_network_speakers_delay(pulse, tmp_path, monkeypatc
     """A network speaker (AirPlay, a casting dongle) plays about two seconds
     late. Calibration finds that delay, all clicks at one lag, and the host's
     voice then mutes each line that much longer; it looked only 1 s far."""
-    from loopback import slow_speaker
+    from loopback import calibrated_on, slow_speaker
 
     with slow_speaker(pulse, 1800) as sink:
-        env = {**_env(tmp_path), "PULSE_SINK": sink, "PULSE_SOURCE": pulse.source}
-        done = subprocess.run([*VOICEHOST, "calibrate", "--input-device", "pulse",
-                               "--output-device", "pulse", "--json"],
-                              capture_output=True, text=True, env=env, timeout=90)
-    assert done.returncode == 0, done.stderr
-    measured = json.loads(done.stdout)
+        measured = calibrated_on({**_env(tmp_path), "PULSE_SINK": sink,
+                                  "PULSE_SOURCE": pulse.source}, timeout=90)
     assert 1800 <= measured["latency_ms"] <= 2500, measured
     assert measured["clicks"] == 8 and measured["jitter_ms"] < 1.0, measured
     from voicehost.hosts import settings
