@@ -208,8 +208,8 @@ class _TimedVoice:
         return 0.3 + len(text) / 14.0
 
 
-def _hosted_under_its_voice(name: str, until: float = float("inf"), source: str = "sidecar",
-                            voice: bool = True, declared=None):
+def _hosted_as_live(name: str, until: float = float("inf"), source: str = "sidecar",
+                    voice: bool = True, declared=None):
     """Host the recorded game ``name`` up to ``until`` seconds as live: each line the
     host speaks masks the microphone as long as espeak-ng would say it (routine lines
     shown only; with ``voice=False`` nothing masks it), each play declared from
@@ -249,7 +249,7 @@ def test_plays_under_the_hosts_voice_are_judged_on_the_song_it_could_not_hear():
     Ann lost her draw: "Stop! No song was going"."""
     # Up to the first island: the fixture's table then warms up under the host's long
     # announcement, which a table hearing it would let end.
-    host, announcer, mute = _hosted_under_its_voice("win", until=14.5)
+    host, announcer, mute = _hosted_as_live("win", until=14.5)
     assert mute.covers(9.0) and mute.covers(11.2)
     plays = {round(p.verdict.declared_t, 2): p for p in host.plays}
     warrior = plays[11.29]
@@ -270,7 +270,7 @@ def test_a_card_heard_after_the_voice_is_not_judged_on_bars_that_went_on_under_i
     again, and the bars it went on with under the voice fall between the table's.
     Judged on them the dragon was 463 ms "late" (Bo lost his draw); it is refused,
     and the card stays in his hand."""
-    host, announcer, mute = _hosted_under_its_voice("loss")
+    host, announcer, mute = _hosted_as_live("loss")
     said = {(line.t, line.text) for line in announcer.lines}
     # As without the voice up to the dragon: Bo's late rower (timed under the voice,
     # with the benefit of the doubt, and late still), the wrong song, the Kraken.
@@ -288,7 +288,7 @@ def test_a_phone_tap_under_the_hosts_voice_times_its_play():
     """A phone's tap is the play itself (no card to hear): under the host's voice it
     gets no benefit of the doubt. The win game's warrior tapped 135 ms after its last
     Tum, where the sidecar declares it, is late."""
-    host, _, mute = _hosted_under_its_voice("win", until=14.5, source="phone")
+    host, _, mute = _hosted_as_live("win", until=14.5, source="phone")
     warrior = {round(p.verdict.declared_t, 2): p for p in host.plays}[11.29]
     assert mute.covers(11.2)
     assert warrior.verdict.timed_by == "declaration" and warrior.verdict.verdict == "late"
@@ -311,11 +311,11 @@ def test_a_play_typed_after_its_card_is_timed_by_the_card(name):
     def verdicts(host):
         return [(p.card, p.verdict.verdict, round(p.verdict.t, 3)) for p in host.plays]
 
-    declared, _, _ = _hosted_under_its_voice(name, voice=False)
+    declared, _, _ = _hosted_as_live(name, voice=False)
     right_after = typed(lambda d: d.t + 0.03)
-    host, _, _ = _hosted_under_its_voice(name, voice=False, declared=right_after)
+    host, _, _ = _hosted_as_live(name, voice=False, declared=right_after)
     assert verdicts(host) == verdicts(declared)
     assert {p.verdict.timed_by for p in host.plays} == {"slap"}
     # The section key alone is too far from the card: the play is late.
-    host, _, _ = _hosted_under_its_voice(name, voice=False, declared=typed(lambda d: None))
+    host, _, _ = _hosted_as_live(name, voice=False, declared=typed(lambda d: None))
     assert [p.verdict.verdict for p in host.plays][0] == "late"
