@@ -135,6 +135,61 @@ def test_the_clock_now_is_where_the_device_is_even_with_audio_waiting_to_be_read
     assert first.start == 0 and waiting[-1].end / 16000 == pytest.approx(now, abs=0.02)
 
 
+class JitteryDevice(FakeDevice):
+    """Blocks recorded in real time but handed over 0 to 50 ms after they end, at random.
+
+    A sound server delivers so: in bursts, a buffer late now and then. A key
+    stamped from the newest block's arrival alone came as early as that
+    block was late.
+    """
+
+    def blocks(self):
+        rng = np.random.default_rng(3)
+        start = self.started = time.monotonic()
+        due = start
+        i = 0
+        while not self.closed.is_set():
+            ended = start + (i + 1) * self.block / self.rate
+            due = max(due, ended + (0.0 if i % 10 == 0 else rng.uniform(0.0, 0.05)))
+            wait = due - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            yield Block(i * self.block, np.full(self.block, 0.5, np.float32), self.rate)
+            i += 1
+
+
+def test_a_key_is_stamped_where_the_device_is_whatever_the_newest_block_came_late():
+    device = JitteryDevice()
+    src = ResilientSource(lambda: device, blocksize=160)
+    stop = threading.Event()
+
+    def read():
+        for _ in src.blocks():
+            if stop.is_set():
+                break
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    time.sleep(0.5)  # the path's latency learnt from its punctual blocks
+    rng = np.random.default_rng(5)
+    errors = []
+    for _ in range(60):
+        time.sleep(rng.uniform(0.01, 0.04))
+        before = time.monotonic()
+        now = src.now()
+        after = time.monotonic()
+        if after - before < 0.002:  # not preempted between the readings
+            errors.append(now - (before + after) / 2 + device.started)
+    stop.set()
+    src.close()
+    reader.join(2)
+    errors = np.array(errors)
+    assert len(errors) >= 30
+    # The newest block was 25 ms late on average: the stamp is not.
+    assert abs(np.median(errors)) < 0.006, errors
+    assert np.percentile(np.abs(errors), 90) < 0.012, errors
+
+
 def test_a_device_that_never_comes_back_gives_up_with_a_clear_error():
     calls = []
 

@@ -220,12 +220,18 @@ class ResilientSource:
         block is the one the device last delivered, not the one the consumer
         last read: a host that was busy (the cards going round) and has
         seconds of audio waiting still learns where the table is now.
+
+        A block that arrived late (the sound server delivered in a burst, the
+        machine was busy) would stamp every key pressed until the next one
+        early by its lateness, tens of milliseconds: the time since it came
+        counts from when the path's most punctual block would have brought it.
         """
         reader = self._reader
         latest = reader.latest if reader is not None else None
         if latest is not None and self._offset is not None and self._offset[0] is reader:
             end, arrival = latest
-            since = self._clock() - arrival
+            late = arrival - end / self.rate - self._inserted_source
+            since = self._clock() - arrival + max(0.0, late - self._baseline)
             return (end + self._offset[1]) / self.rate + min(max(since, 0.0), 1.0)
         since = self._clock() - self._last_arrival if self._last_arrival else 0.0
         return self._emitted / self.rate + min(max(since, 0.0), 1.0)
