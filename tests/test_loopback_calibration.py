@@ -16,6 +16,7 @@ from voicehost.audio.calibration import (
     CalibrationError,
     click_train,
     measure_bandwidth,
+    measure_echo,
     measure_latency,
     noise_floor,
 )
@@ -53,6 +54,22 @@ def test_latency_in_room_noise_through_a_band_limited_quiet_path():
     lat = measure_latency(x, train, play_at=1.0)
     assert lat.latency == pytest.approx(0.0315, abs=0.0005)
     assert lat.jitter < 0.0005
+    # Every click counted, though each came back at a fifth of its level.
+    assert len(lat.per_click) == len(train.clicks)
+
+
+def test_a_peak_that_two_clicks_make_is_chance_not_a_latency():
+    """The train came back later than was looked for; two other sounds line up
+    with two of its clicks. Their peak stands twice as high as any other lag's
+    (clarity 2), yet six clicks are missing from it: an error, not "500 ms"."""
+    train = click_train(RATE)
+    x = (0.002 * np.random.default_rng(4).standard_normal(RATE * 6)).astype(np.float32)
+    n = int(0.004 * RATE)
+    for t in train.clicks[3:5]:
+        at = int(round((1.0 + 0.5 + t) * RATE))
+        x[at: at + n] += train.signal[int(round(t * RATE)):][:n]
+    with pytest.raises(CalibrationError, match="only 2 of the 8 clicks came back together"):
+        measure_latency(x, train, play_at=1.0)
 
 
 def _bandwidth(x, train, play_at=1.0):
@@ -119,6 +136,40 @@ def test_a_network_speakers_delay_is_within_reach():
     lat = measure_latency(x, train, play_at=1.0, max_latency=MAX_LATENCY)
     assert lat.latency == pytest.approx(1.8, abs=0.001)
     assert len(lat.per_click) == len(train.clicks)
+
+
+def _in_a_room(rt60: float, noise: float, seed: int = 0) -> tuple[np.ndarray, object]:
+    """The clicks played 30 ms late into a room whose echo dies 60 dB in ``rt60``
+    seconds, as loud as the direct sound (a metre from the speaker)."""
+    rng = np.random.default_rng(seed)
+    n = int(1.5 * rt60 * RATE)
+    echo = rng.standard_normal(n) * np.exp(-6.9 * np.arange(n) / (rt60 * RATE))
+    echo[: int(0.003 * RATE)] = 0  # the first reflection a metre further
+    response = np.concatenate([[1.0], np.zeros(n - 1)]) + echo / np.sqrt(np.sum(echo ** 2))
+    x, train = _heard(0.03)
+    x = np.convolve(x, response)[: len(x)]
+    x += noise * rng.standard_normal(len(x))
+    return x.astype(np.float32), train
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.003, 0.02])
+@pytest.mark.parametrize("rt60", [0.1, 0.25, 0.5, 0.8, 1.2])
+def test_the_echo_lasts_as_the_room_rings(rt60, noise):
+    """A sound that stops is 30 dB down after 0.45 RT60 in such a room (its
+    echo starts 3 dB under it): in quiet, and in noise that buries the echo's
+    end (it goes on along its slope, past the next click too)."""
+    x, train = _in_a_room(rt60, noise)
+    lat = measure_latency(x, train, play_at=1.0, max_latency=2.5)
+    assert lat.latency == pytest.approx(0.03, abs=0.001)
+    echo = measure_echo(x, train, 1.0, lat.latency, quiet=x[: int(0.9 * RATE)])
+    assert echo == pytest.approx(0.45 * rt60, rel=0.25, abs=0.01)
+
+
+def test_a_dry_path_has_no_echo_and_unheard_clicks_none():
+    x, train = _heard(0.03, noise=0.003)
+    assert measure_echo(x, train, 1.0, 0.03, quiet=x[: int(0.9 * RATE)]) < 0.01
+    quiet = (0.003 * np.random.default_rng(1).standard_normal(RATE * 6)).astype(np.float32)
+    assert measure_echo(quiet, train, 1.0, 0.03, quiet=quiet[: int(0.9 * RATE)]) is None
 
 
 def test_a_recording_too_short_for_the_clicks_says_so():

@@ -136,12 +136,27 @@ def measure_latency(recorded: np.ndarray, train: ClickTrain, play_at: float = 0.
             "the clicks did not come back clearly; check that the output device's sound "
             "reaches the input device (volume up, not muted) and try again.")
     lag = _refine(c, k)
-    per_click = _per_click(seg, train, lag)
+    # The peak is every click's match summed: a click that came back holds
+    # its share of it. A peak that only a few clicks make up is chance (the
+    # train came back later than was looked for, and some other sound lined
+    # up with two of its clicks): on the loopback, a speaker 1.8 s late
+    # looked for 1 s far gave "806 ms" from 2 of 8 clicks.
+    per_click = _per_click(seg, train, lag, share=peak / len(train.clicks))
+    if len(per_click) < (len(train.clicks) + 1) // 2:
+        raise CalibrationError(
+            f"only {len(per_click)} of the {len(train.clicks)} clicks came back together; "
+            f"the speaker may play more than {max_latency:g} s late, or something else "
+            "was loud in the room: keep the room quiet and try again.")
     return Latency(lag / rate, clarity, per_click)
 
 
-def _per_click(seg: np.ndarray, train: ClickTrain, lag: float) -> tuple[float, ...]:
-    """Each click's own lag, searched within 10 ms of the overall one."""
+def _per_click(seg: np.ndarray, train: ClickTrain, lag: float, share: float) -> tuple[float, ...]:
+    """Each click's own lag, searched within 10 ms of the overall one.
+
+    A click counts as come back when its match reaches a quarter of
+    ``share``, its part of the whole train's: relative, so that a quiet path
+    (a microphone across the room) counts its clicks as a loud one does.
+    """
     rate = train.rate
     n_click = max(8, int(round(CLICK_SECONDS * rate)))
     burst = train.signal[int(round(train.clicks[0] * rate)):][:n_click].astype(np.float64)
@@ -154,7 +169,7 @@ def _per_click(seg: np.ndarray, train: ClickTrain, lag: float) -> tuple[float, .
             continue
         c = np.correlate(seg[lo:hi], burst, "valid")
         k = int(np.argmax(c))
-        if c[k] < 0.25 * float(np.dot(burst, burst)):
+        if c[k] < 0.25 * share:
             continue  # this click did not come back
         out.append((lo + _refine(c, k) - t * rate) / rate)
     return tuple(out)
@@ -257,3 +272,65 @@ def measure_bandwidth(recorded: np.ndarray, train: ClickTrain, play_at: float, l
         return None
     upper = 10 * math.log10(max(got[1], 0.0) / got[0] + 1e-30) - 10 * math.log10(want[1] / want[0])
     return Bandwidth(max(NOTHING_DB, upper))
+
+
+#: How far under a click its echo must fall before the room counts as quiet
+#: again (dB): the level at which the onset detector and the recogniser stop
+#: hearing the host's own words in it.
+ECHO_DB = 30.0
+#: Longest echo reported (s): a cathedral; anything longer is reported as this.
+MAX_ECHO = 1.0
+
+
+def measure_echo(recorded: np.ndarray, train: ClickTrain, play_at: float, latency: float,
+                 quiet: np.ndarray | None = None, frame: float = 0.005) -> float | None:
+    """Seconds after the host stops speaking until the room's echo of it has died away (``None``: clicks not heard).
+
+    The host stops listening while it speaks and for this long after: in a
+    bare room the walls say its last word again for a quarter of a second, in
+    a headset or a furnished room for a few milliseconds, and a player who
+    answers at once should not be cut off for an echo that is not there.
+
+    A sound that stops dies away as the energy still to come of the room's
+    answer to one click does (Schroeder's backward integration): the clicks'
+    energy, averaged over the train frame by frame with the room's noise
+    (``quiet``) taken off, is summed from each frame to the end, and the echo
+    is over when that sum is :data:`ECHO_DB` under its start. Past the next
+    click, or under the room's noise, the echo goes on along its slope.
+    """
+    rate = train.rate
+    x = np.nan_to_num(np.asarray(recorded, dtype=np.float64))
+    n = max(1, int(round(frame * rate)))
+    span = int((min(np.diff(train.clicks)) - 0.01) * rate) // n  # frames before the next click
+    lead = 2  # frames before each click's expected start, for a path that jitters
+    curves = []
+    for t in train.clicks:
+        s = int(round((play_at + latency + t) * rate)) - lead * n
+        piece = x[s: s + (span + lead) * n] if s >= 0 else np.zeros(0)
+        if len(piece) == (span + lead) * n:
+            curves.append(np.mean(piece.reshape(-1, n) ** 2, axis=1))
+    if not curves:
+        return None
+    power = np.mean(curves, axis=0)
+    noise = 0.0
+    if quiet is not None and len(quiet) >= n:
+        q = np.nan_to_num(np.asarray(quiet, dtype=np.float64))
+        noise = float(np.median(np.mean(q[: len(q) // n * n].reshape(-1, n) ** 2, axis=1)))
+    power = power[int(np.argmax(power)):] - noise  # from the click on, the room's noise taken off
+    if len(power) == 0 or power[0] <= noise:
+        return None
+    # The echo as heard: the frames after the click itself that stand clear
+    # of the noise, up to the first that does not.
+    skip = max(1, int(np.ceil(CLICK_SECONDS / frame)))
+    clear = power[skip:] > max(noise, power[0] * 10 ** (-60 / 10))
+    heard = skip + (int(np.argmin(clear)) if not clear.all() else len(clear))
+    tail = power[:heard]
+    slope = 0.0  # of the echo's level, per frame (natural log of energy)
+    if heard - skip >= 3:
+        slope = float(np.polyfit(np.arange(skip, heard), np.log(power[skip:heard]), 1)[0])
+    if slope < 0:  # go on along it, to MAX_ECHO
+        more = np.arange(1, int(MAX_ECHO / frame) - heard + 1)
+        tail = np.concatenate([tail, power[heard - 1] * np.exp(slope * more)])
+    remaining = np.cumsum(tail[::-1])[::-1]
+    below = np.flatnonzero(remaining <= remaining[0] * 10 ** (-ECHO_DB / 10))
+    return float(min(MAX_ECHO, (below[0] if len(below) else len(tail)) * frame))
