@@ -187,6 +187,21 @@ def test_calibration_latency_defaults_to_zero_and_reads_the_user_config(tmp_path
     assert settings.calibration_latency() == 0.0
 
 
+def test_the_host_is_deaf_after_each_line_for_the_rooms_echo_as_calibrated(tmp_path, monkeypatch):
+    from voicehost.audio.mute import DEFAULT_TAIL
+
+    monkeypatch.setenv("VOICEHOST_CONFIG_DIR", str(tmp_path))
+    assert settings.mute_tail() == DEFAULT_TAIL  # never calibrated: a living room's
+    settings.save_settings({"latency": 0.004, "latency_jitter": 0.0002, "echo": 0.005})
+    assert settings.mute_tail() == settings.MIN_TAIL  # a headset: no echo to wait for
+    settings.save_settings({"echo": 0.4})
+    assert settings.mute_tail() == pytest.approx(0.45)  # bare walls
+    settings.save_settings({"latency_jitter": 0.03})  # a path that wanders: a wider margin
+    assert settings.mute_tail() == pytest.approx(0.49)
+    settings.save_settings({"echo": "loud"})  # a hand-edited file
+    assert settings.mute_tail() == DEFAULT_TAIL
+
+
 def test_a_key_is_stamped_when_it_is_pressed_not_when_the_loop_gets_to_it():
     """The live loop reads the keys between blocks of audio (0.1 s or more
     apart). A key pressed at 1.0 s on the microphone's clock and read by the

@@ -103,11 +103,14 @@ def test_calibrate_measures_the_loopback_and_stores_it(calibrated):
     assert stored["noise_floor"] < -90
     # A digital loopback at 48 kHz keeps the clicks' upper band as played.
     assert abs(measured["upper_band_db"]) < 3 and measured["narrowband"] is False
+    # No room: no echo, and the host listens again soon after each line.
+    assert 0.0 <= measured["echo_ms"] < 10 and stored["echo"] == pytest.approx(measured["echo_ms"] / 1000, abs=1e-4)
     from voicehost.hosts import settings
 
     os.environ["VOICEHOST_CONFIG_DIR"] = str(calibrated["config"])
     try:
         assert settings.calibration_latency() == stored["latency"]
+        assert settings.mute_tail() == settings.MIN_TAIL
     finally:
         del os.environ["VOICEHOST_CONFIG_DIR"]
 

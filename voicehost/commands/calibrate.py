@@ -161,6 +161,9 @@ class Calibration:
     #: The clicks' upper band as heard against as played (see
     #: :class:`~voicehost.audio.calibration.Bandwidth`); None: not measured.
     upper_band_db: float | None = None
+    #: Seconds the room's echo of a sound lasts once it stops (see
+    #: :func:`~voicehost.audio.calibration.measure_echo`); None: not measured.
+    echo: float | None = None
 
     @property
     def narrowband(self) -> bool:
@@ -171,13 +174,15 @@ class Calibration:
     def as_settings(self) -> dict[str, Any]:
         return {"latency": round(self.latency, 4), "latency_jitter": round(self.jitter, 5),
                 "noise_floor": round(self.noise_floor, 1),
-                "upper_band_db": None if self.upper_band_db is None else round(self.upper_band_db, 1)}
+                "upper_band_db": None if self.upper_band_db is None else round(self.upper_band_db, 1),
+                "echo": None if self.echo is None else round(self.echo, 3)}
 
 
 def calibrate(input_device: int | str | None = None, output_device: int | str | None = None,
               open_source: Callable[[], Any] | None = None) -> Calibration:
     """Play the click train on ``output_device`` and measure it on ``input_device``."""
-    from voicehost.audio.calibration import click_train, measure_bandwidth, measure_latency, noise_floor
+    from voicehost.audio.calibration import (click_train, measure_bandwidth, measure_echo,
+                                             measure_latency, noise_floor)
     from voicehost.audio.microphone import MicrophoneSource
 
     train = click_train(PIPELINE_RATE)
@@ -191,8 +196,9 @@ def calibrate(input_device: int | str | None = None, output_device: int | str | 
     floor = noise_floor(quiet, PIPELINE_RATE)
     lat = measure_latency(recorded, train, session.play_at, MAX_LATENCY)
     band = measure_bandwidth(recorded, train, session.play_at, lat.latency, quiet)
+    echo = measure_echo(recorded, train, session.play_at, lat.latency, quiet)
     return Calibration(lat.latency, lat.jitter, len(lat.per_click), lat.clarity, floor,
-                       lat.per_click, None if band is None else band.upper_db)
+                       lat.per_click, None if band is None else band.upper_db, echo)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -231,12 +237,16 @@ def run(args: argparse.Namespace) -> int:
                     "upper_band_db": (None if result.upper_band_db is None
                                       else round(result.upper_band_db, 1)),
                     "narrowband": result.narrowband,
+                    "echo_ms": None if result.echo is None else round(result.echo * 1000, 1),
                     "saved_to": None if path is None else str(path)}
         print(json.dumps(out_json, indent=1))
         return 0
     print(f"Round-trip latency: {result.latency * 1000:.1f} ms "
           f"({result.clicks} clicks, spread {result.jitter * 1000:.1f} ms).")
     print(f"Noise floor: {result.noise_floor:.1f} dBFS.")
+    if result.echo is not None:
+        print(f"Echo: the room rings {result.echo * 1000:.0f} ms after a sound stops "
+              "(the host listens again after it).")
     if result.upper_band_db is not None:
         print(f"High frequencies (4.5 to 7 kHz): {result.upper_band_db:+.0f} dB against "
               "1 to 4 kHz (0: as played).")

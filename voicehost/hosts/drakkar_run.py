@@ -370,6 +370,7 @@ def run_live(host: DrakkarHost, mic, view=None, blocks=None, phones=None) -> Dra
 
 def _live(args, players, state=None, journal=None, resumed: bool = False) -> int:
     from voicehost.audio.mute import MuteWindows
+    from voicehost.hosts.settings import mute_tail
     from voicehost.journal import Journal
 
     from voicehost.companion.launch import wants_phones
@@ -390,7 +391,7 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
             host.say(line, host.clock, "stop")
 
     mic = open_microphone(args.input_device, on_device, getattr(args, "record_input", None))
-    mute = MuteWindows()
+    mute = MuteWindows(tail=mute_tail())  # the room's echo, as calibrated
     announcer = make_announcer(args.quiet, args.output_device, mute)
     if announcer.voice is not None:
         # Speak on a thread (the microphone keeps being read), and during the

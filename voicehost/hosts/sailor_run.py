@@ -132,6 +132,7 @@ def _recording(args, settings: SailorSettings, journal=None, resume_events=None)
 # -- live -------------------------------------------------------------------------------------
 def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> int:
     from voicehost.audio.mute import MuteWindows
+    from voicehost.hosts.settings import mute_tail
     from voicehost.journal import Journal
 
     from voicehost.hosts.microphone import open_microphone, report_losses
@@ -140,7 +141,7 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
     mic = open_microphone(getattr(args, "input_device", None),
                           lambda event: heard_by and heard_by[0].device_event(event),
                           getattr(args, "record_input", None))
-    mute = MuteWindows()
+    mute = MuteWindows(tail=mute_tail())  # the room's echo, as calibrated
     announcer = make_announcer(args.quiet, getattr(args, "output_device", None), mute)
     if getattr(announcer.voice, "clock", False) is None:
         announcer.voice.clock = mic.now  # each line muted from when it is handed to the card

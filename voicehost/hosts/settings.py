@@ -87,6 +87,29 @@ def calibration_latency() -> float:
     return value if 0.0 <= value <= 3.0 else 0.0
 
 
+def mute_tail() -> float:
+    """Seconds the host stays deaf after each line it says: the room's echo of it.
+
+    Calibration measures how long the room rings after a sound stops (a
+    headset or a furnished room: milliseconds; bare walls: a quarter of a
+    second and more); the host listens again after it, plus a margin for the
+    path's jitter. Never calibrated: a living room's quarter of a second.
+    """
+    from voicehost.audio.mute import DEFAULT_TAIL
+
+    settings = load_settings()
+    echo = _as_number(settings.get("echo"))
+    if echo is None or not 0.0 <= echo <= 2.0:
+        return DEFAULT_TAIL
+    jitter = _as_number(settings.get("latency_jitter")) or 0.0
+    return min(2.0, max(MIN_TAIL, echo + max(0.05, 3 * max(jitter, 0.0))))
+
+
+#: The least a calibrated tail is (s): the end of a line as trimmed, and the
+#: path's timing, are not known to the millisecond.
+MIN_TAIL = 0.1
+
+
 def noise_floor() -> float | None:
     """The room's noise floor measured by calibration (dBFS), or ``None``."""
     return _as_number(load_settings().get("noise_floor"))
