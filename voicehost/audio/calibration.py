@@ -328,6 +328,11 @@ def measure_echo(recorded: np.ndarray, train: ClickTrain, play_at: float, latenc
     slope = 0.0  # of the echo's level, per frame (natural log of energy)
     if heard - skip >= 3:
         slope = float(np.polyfit(np.arange(skip, heard), np.log(power[skip:heard]), 1)[0])
+    elif noise > 0 and power[0] < noise * 10 ** (ECHO_DB / 10):
+        # The echo went under the room's noise at once, but the clicks stood
+        # less than 30 dB over it: a voice, longer than a click, may leave an
+        # echo above the noise. Not measured (the host keeps its default).
+        return None
     if slope < 0:  # go on along it, to MAX_ECHO
         more = np.arange(1, int(MAX_ECHO / frame) - heard + 1)
         tail = np.concatenate([tail, power[heard - 1] * np.exp(slope * more)])

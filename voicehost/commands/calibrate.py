@@ -247,6 +247,9 @@ def run(args: argparse.Namespace) -> int:
     if result.echo is not None:
         print(f"Echo: the room rings {result.echo * 1000:.0f} ms after a sound stops "
               "(the host listens again after it).")
+    else:
+        print("Echo: not measured (the clicks were not loud enough over the room); "
+              "the host listens again a quarter of a second after each line.")
     if result.upper_band_db is not None:
         print(f"High frequencies (4.5 to 7 kHz): {result.upper_band_db:+.0f} dB against "
               "1 to 4 kHz (0: as played).")
