@@ -261,7 +261,7 @@ def _typed_game(cmd: list[str], env: dict, wav: Path, plays: list[tuple[float, s
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    speaker = sd.OutputStream(samplerate=16000, channels=1, dtype="float32", latency="low")
+    speaker = sd.OutputStream(samplerate=16000, channels=1, dtype="float32", latency=0.2)
     speaker.start()
     try:
         deadline = time.monotonic() + 30
