@@ -215,7 +215,11 @@ def test_a_line_spoken_in_the_background_is_muted_from_when_it_reached_the_card(
     mute = MuteWindows(tail=0.25)
     card = _Card()
     times = iter([7.0, 7.4])
-    background = BackgroundVoice(Voice(mute=mute, play=card), lambda: next(times))
+
+    def clock() -> float:
+        return next(times)
+
+    background = BackgroundVoice(Voice(mute=mute, play=card, clock=clock), clock)
     background.say("Kraken! Now Drakkar Tum Tum.")
     background.close()
     (duration,) = card.played

@@ -113,8 +113,18 @@ class Announcer:
         return [line.text for line in self.lines]
 
 
-def default_voice(quiet: bool, device=None, mute=None) -> Voice | None:
+def make_announcer(quiet: bool, output_device: Any = None, mute: Any = None,
+                   clock: Callable[[], float] | None = None) -> Announcer:
+    """Both hosts' announcer: the voice on ``output_device`` (name or index), or printing."""
+    return Announcer(voice=default_voice(quiet, output_device, mute, clock), quiet=quiet, mute=mute)
+
+
+def default_voice(quiet: bool, device=None, mute=None,
+                  clock: Callable[[], float] | None = None) -> Voice | None:
     """The espeak-ng voice of :mod:`voicehost.speech.voice`, playing on ``device``.
+
+    ``clock`` is the microphone's sample clock live: each line is then muted
+    from when it is handed to the card (see :class:`~voicehost.speech.voice.Voice`).
 
     ``None`` (print instead) when quiet, or when the voice cannot be set up
     (no speech package, no espeak-ng: the voice reports that when it speaks).
@@ -139,6 +149,8 @@ def default_voice(quiet: bool, device=None, mute=None) -> Voice | None:
     kwargs: dict[str, Any] = {"delay": calibration_latency()}
     if mute is not None:
         kwargs["mute"] = mute
+    if clock is not None:
+        kwargs["clock"] = clock
     if device is not None:
         kwargs["play"] = DevicePlayer(device).check()
     try:
@@ -162,8 +174,6 @@ class BackgroundVoice:
 
         self.voice = voice
         self.clock = clock
-        if getattr(voice, "clock", False) is None:
-            voice.clock = clock  # its mute then starts when the line is handed to the card
         self._queue: "queue.Queue[str | None]" = queue.Queue()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()

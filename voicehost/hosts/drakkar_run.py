@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, TextIO
 
 from voicehost.errors import DeviceError, RecordError, VoicehostError
 from voicehost.games import drakkar
-from voicehost.hosts.announce import Announcer, BackgroundVoice, default_voice
+from voicehost.hosts.announce import Announcer, BackgroundVoice, make_announcer
 from voicehost.hosts.drakkar import (
     DrakkarHost,
     DrakkarResult,
@@ -112,11 +112,6 @@ def first_player(players: list[str], first: str | None, seed: int) -> list[str]:
         raise UsageError(f"--first {first!r} is not among the players ({', '.join(players)}); "
                          "give a name or random.")
     return players[start:] + players[:start]
-
-
-def make_announcer(quiet: bool, output_device: Any = None, mute=None) -> Announcer:
-    voice = default_voice(quiet, output_device, mute)
-    return Announcer(voice=voice, quiet=quiet, mute=mute)
 
 
 def status_rows(host: DrakkarHost) -> list[tuple[str, str]]:
@@ -392,7 +387,8 @@ def _live(args, players, state=None, journal=None, resumed: bool = False) -> int
 
     mic = open_microphone(args.input_device, on_device, getattr(args, "record_input", None))
     mute = MuteWindows(tail=mute_tail())  # the room's echo, as calibrated
-    announcer = make_announcer(args.quiet, args.output_device, mute)
+    # Each line muted from when it is handed to the card, on the microphone's clock.
+    announcer = make_announcer(args.quiet, args.output_device, mute, mic.now)
     if announcer.voice is not None:
         # Speak on a thread (the microphone keeps being read), and during the
         # song only what the table must hear: the host's voice deafens the

@@ -16,7 +16,7 @@ from typing import Any
 
 from voicehost.errors import RecordError
 from voicehost.games import sailor
-from voicehost.hosts.announce import Announcer, default_voice
+from voicehost.hosts.announce import Announcer, make_announcer
 from voicehost.hosts.sailor import (
     SailorHost,
     SailorResult,
@@ -28,11 +28,6 @@ from voicehost.hosts.sailor import (
     say_live,
 )
 from voicehost.hosts.microphone import MICROPHONE_LOST
-
-
-def make_announcer(quiet: bool, output_device: Any = None, mute: Any = None) -> Announcer:
-    """The announcer, speaking through ``output_device`` (name or index) when one is given."""
-    return Announcer(voice=default_voice(quiet, output_device), quiet=quiet, mute=mute)
 
 
 #: The bundled match recordings, in ``audio_fixtures/games``: a whole printed-cards match
@@ -142,9 +137,8 @@ def _live(args, settings: SailorSettings, journal=None, resume_events=None) -> i
                           lambda event: heard_by and heard_by[0].device_event(event),
                           getattr(args, "record_input", None))
     mute = MuteWindows(tail=mute_tail())  # the room's echo, as calibrated
-    announcer = make_announcer(args.quiet, getattr(args, "output_device", None), mute)
-    if getattr(announcer.voice, "clock", False) is None:
-        announcer.voice.clock = mic.now  # each line muted from when it is handed to the card
+    # Each line muted from when it is handed to the card, on the microphone's clock.
+    announcer = make_announcer(args.quiet, getattr(args, "output_device", None), mute, mic.now)
     view = _View(announcer) if getattr(args, "large", False) else None
     box: list[SailorHost] = []
     stack = contextlib.ExitStack()
