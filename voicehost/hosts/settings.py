@@ -87,6 +87,11 @@ def calibration_latency() -> float:
     return value if 0.0 <= value <= 3.0 else 0.0
 
 
+#: The least a calibrated tail is (s): the end of a line as trimmed, and the
+#: path's timing, are not known to the millisecond.
+MIN_TAIL = 0.1
+
+
 def mute_tail() -> float:
     """Seconds the host stays deaf after each line it says: the room's echo of it.
 
@@ -103,11 +108,6 @@ def mute_tail() -> float:
         return DEFAULT_TAIL
     jitter = _as_number(settings.get("latency_jitter")) or 0.0
     return min(2.0, max(MIN_TAIL, echo + max(0.05, 3 * max(jitter, 0.0))))
-
-
-#: The least a calibrated tail is (s): the end of a line as trimmed, and the
-#: path's timing, are not known to the millisecond.
-MIN_TAIL = 0.1
 
 
 def noise_floor() -> float | None:
