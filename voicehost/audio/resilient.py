@@ -230,8 +230,8 @@ class ResilientSource:
         latest = reader.latest if reader is not None else None
         if latest is not None and self._offset is not None and self._offset[0] is reader:
             end, arrival = latest
-            late = arrival - end / self.rate - self._inserted_source
-            since = self._clock() - arrival + max(0.0, late - self._baseline)
+            late = self._lateness(end, arrival) - self._baseline  # than the most punctual block
+            since = self._clock() - arrival + max(0.0, late)
             return (end + self._offset[1]) / self.rate + min(max(since, 0.0), 1.0)
         since = self._clock() - self._last_arrival if self._last_arrival else 0.0
         return self._emitted / self.rate + min(max(since, 0.0), 1.0)
@@ -307,7 +307,7 @@ class ResilientSource:
         them is late by more than a block, that much audio was lost: the
         silence goes in before them, where the hole was.
         """
-        late = arrival - block.end / block.rate - self._inserted_source
+        late = self._lateness(block.end, arrival)
         if not self._held:
             # The path's latency: the most punctual block of the last half
             # minute (a window, so a device clock that runs slow or fast
@@ -343,6 +343,11 @@ class ResilientSource:
             self._held, self._held_since = [(block, late)], arrival
             return
         yield self._emit(block.samples)
+
+    def _lateness(self, end: int, arrival: float) -> float:
+        """How long after its last sample (``end``) a block of this source's arrived, give or
+        take the clocks' offset: the silence put in for its losses is not late."""
+        return arrival - end / self.rate - self._inserted_source
 
     def _check_overflows(self) -> bool:
         source = self._reader.source if self._reader is not None else None
