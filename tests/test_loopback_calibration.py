@@ -140,14 +140,13 @@ def test_a_network_speakers_delay_is_within_reach():
 
 def _in_a_room(rt60: float, noise: float, seed: int = 0) -> tuple[np.ndarray, object]:
     """The clicks played 30 ms late into a room whose echo dies 60 dB in ``rt60``
-    seconds, as loud as the direct sound (a metre from the speaker)."""
+    seconds, as loud as the direct sound (a metre from the speaker): the
+    chant fixtures' own room (tools/make_fixtures.py)."""
+    from tests.chant_onsets import generator
+
     rng = np.random.default_rng(seed)
-    n = int(1.5 * rt60 * RATE)
-    echo = rng.standard_normal(n) * np.exp(-6.9 * np.arange(n) / (rt60 * RATE))
-    echo[: int(0.003 * RATE)] = 0  # the first reflection a metre further
-    response = np.concatenate([[1.0], np.zeros(n - 1)]) + echo / np.sqrt(np.sum(echo ** 2))
     x, train = _heard(0.03)
-    x = np.convolve(x, response)[: len(x)]
+    x = generator().room(x, rt60, 0.0, rng)
     x += noise * rng.standard_normal(len(x))
     return x.astype(np.float32), train
 
